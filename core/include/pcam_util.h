@@ -1,0 +1,84 @@
+/*
+ * Private helpers shared by the core's C files: big-endian field access done
+ * byte by byte (so the host's endianness and alignment never matter), and a
+ * bounded text builder for formatters (no snprintf in a freestanding core).
+ */
+#ifndef PCAM_UTIL_H
+#define PCAM_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+/* A freestanding implementation must still provide these four; declaring
+ * them here keeps the core free of <string.h>. The prototypes match ISO C,
+ * so a hosted build that also sees <string.h> is fine. */
+void *memcpy(void *dst, const void *src, size_t n);
+void *memset(void *dst, int c, size_t n);
+void *memmove(void *dst, const void *src, size_t n);
+int memcmp(const void *a, const void *b, size_t n);
+
+#define PCAM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+static inline uint16_t pcam_get_be16(const uint8_t *p)
+{
+    return (uint16_t)(((unsigned)p[0] << 8) | p[1]);
+}
+static inline uint32_t pcam_get_be24(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
+}
+static inline uint32_t pcam_get_be32(const uint8_t *p)
+{
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) |
+           ((uint32_t)p[2] << 8) | p[3];
+}
+static inline uint64_t pcam_get_be64(const uint8_t *p)
+{
+    return ((uint64_t)pcam_get_be32(p) << 32) | pcam_get_be32(p + 4);
+}
+static inline void pcam_put_be16(uint8_t *p, uint16_t v)
+{
+    p[0] = (uint8_t)(v >> 8);
+    p[1] = (uint8_t)v;
+}
+static inline void pcam_put_be24(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 16);
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)v;
+}
+static inline void pcam_put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+static inline void pcam_put_be64(uint8_t *p, uint64_t v)
+{
+    pcam_put_be32(p, (uint32_t)(v >> 32));
+    pcam_put_be32(p + 4, (uint32_t)v);
+}
+
+/*
+ * Bounded text builder. Appends never overflow: once the buffer is full the
+ * text is cut (always NUL-terminated when cap > 0) and `overflow` is set, so
+ * a formatter can report PCAM_ERR_NOSPACE while still giving a usable prefix.
+ */
+typedef struct pcam_strbuf {
+    char *buf;
+    size_t cap;
+    size_t len;
+    bool overflow;
+} pcam_strbuf;
+
+void pcam_sb_init(pcam_strbuf *sb, char *buf, size_t cap);
+void pcam_sb_putc(pcam_strbuf *sb, char c);
+void pcam_sb_puts(pcam_strbuf *sb, const char *s);
+/* Unsigned decimal. */
+void pcam_sb_putu(pcam_strbuf *sb, uint64_t v);
+/* Hex without prefix, upper case, at least `min_digits` digits. */
+void pcam_sb_puthex(pcam_strbuf *sb, uint64_t v, unsigned min_digits);
+
+#endif /* PCAM_UTIL_H */
