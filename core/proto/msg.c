@@ -1,0 +1,600 @@
+/*
+ * SPI message parser, builders and text (see pcam_msg.h).
+ *
+ * Code values and layouts are SPI-2..SPI-5 facts; cross-checked against
+ * FreeBSD cam/scsi/scsi_message.h and Linux include/scsi/scsi_proto.h.
+ */
+#include "pcam/pcam_msg.h"
+#include "pcam/pcam_err.h"
+#include "pcam_util.h"
+
+/* Length byte an extended code must carry, or 0 if pcam does not decode it. */
+static uint8_t ext_expected_length(uint8_t ext_code)
+{
+    switch (ext_code) {
+    case PCAM_EXT_MODIFY_DATA_POINTER: return PCAM_EXT_MODIFY_DATA_POINTER_LEN;
+    case PCAM_EXT_SDTR: return PCAM_EXT_SDTR_LEN;
+    case PCAM_EXT_WDTR: return PCAM_EXT_WDTR_LEN;
+    case PCAM_EXT_PPR: return PCAM_EXT_PPR_LEN;
+    default: return 0;
+    }
+}
+
+static bool is_two_byte(uint8_t code)
+{
+    return code >= 0x20 && code <= 0x2F;
+}
+
+static bool is_one_byte(uint8_t code)
+{
+    return code != PCAM_MSG_EXTENDED && !is_two_byte(code) && code < PCAM_MSG_IDENTIFY;
+}
+
+void pcam_msg_parser_init(pcam_msg_parser *p)
+{
+    if (p == NULL)
+        return;
+    memset(p, 0, sizeof *p);
+}
+
+bool pcam_msg_parser_busy(const pcam_msg_parser *p)
+{
+    return p != NULL && p->have != 0;
+}
+
+/* Fill the identity part of *out from what the parser holds, then reset
+ * the parser so the next byte starts a new message. */
+static void take_header(pcam_msg_parser *p, pcam_msg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->code = p->buf[0];
+    out->length = p->have;
+    if (out->code == PCAM_MSG_EXTENDED) {
+        if (p->have >= 2)
+            out->ext_length = p->buf[1];
+        if (p->have >= 3)
+            out->ext_code = p->buf[2];
+    }
+}
+
+static int fail(pcam_msg_parser *p, pcam_msg *out, pcam_msg_kind kind, pcam_err err)
+{
+    take_header(p, out);
+    out->kind = kind;
+    pcam_msg_parser_init(p);
+    return (int)err;
+}
+
+static int one_byte_kind(uint8_t code, pcam_msg *out)
+{
+    switch (code) {
+    case PCAM_MSG_COMMAND_COMPLETE: out->kind = PCAM_MSGK_COMMAND_COMPLETE; break;
+    case PCAM_MSG_SAVE_DATA_POINTER: out->kind = PCAM_MSGK_SAVE_DATA_POINTER; break;
+    case PCAM_MSG_RESTORE_POINTERS: out->kind = PCAM_MSGK_RESTORE_POINTERS; break;
+    case PCAM_MSG_DISCONNECT: out->kind = PCAM_MSGK_DISCONNECT; break;
+    case PCAM_MSG_INITIATOR_DETECTED_ERROR: out->kind = PCAM_MSGK_INITIATOR_DETECTED_ERROR; break;
+    case PCAM_MSG_ABORT_TASK_SET: out->kind = PCAM_MSGK_ABORT_TASK_SET; break;
+    case PCAM_MSG_MESSAGE_REJECT: out->kind = PCAM_MSGK_MESSAGE_REJECT; break;
+    case PCAM_MSG_NO_OPERATION: out->kind = PCAM_MSGK_NO_OPERATION; break;
+    case PCAM_MSG_MESSAGE_PARITY_ERROR: out->kind = PCAM_MSGK_MESSAGE_PARITY_ERROR; break;
+    case PCAM_MSG_LINKED_COMMAND_COMPLETE: out->kind = PCAM_MSGK_LINKED_COMMAND_COMPLETE; break;
+    case PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG:
+        out->kind = PCAM_MSGK_LINKED_COMMAND_COMPLETE;
+        out->linked_flag = true;
+        break;
+    case PCAM_MSG_TARGET_RESET: out->kind = PCAM_MSGK_TARGET_RESET; break;
+    case PCAM_MSG_ABORT_TASK: out->kind = PCAM_MSGK_ABORT_TASK; break;
+    case PCAM_MSG_CLEAR_TASK_SET: out->kind = PCAM_MSGK_CLEAR_TASK_SET; break;
+    case PCAM_MSG_CLEAR_ACA: out->kind = PCAM_MSGK_CLEAR_ACA; break;
+    case PCAM_MSG_LOGICAL_UNIT_RESET: out->kind = PCAM_MSGK_LOGICAL_UNIT_RESET; break;
+    case PCAM_MSG_QAS_REQUEST: out->kind = PCAM_MSGK_QAS_REQUEST; break;
+    default:
+        /* 0x0F..0x13 are obsolete SCSI-2 recovery / I/O-process messages
+         * an initiator never needs; the rest are reserved. Either way the
+         * answer is MESSAGE REJECT. */
+        out->kind = PCAM_MSGK_RESERVED;
+        return PCAM_ERR_RESERVED;
+    }
+    return PCAM_OK;
+}
+
+static int identify_kind(uint8_t code, pcam_msg *out)
+{
+    if ((code & PCAM_MSG_IDENTIFY_RESERVED) != 0) {
+        out->kind = PCAM_MSGK_MALFORMED;
+        return PCAM_ERR_FORMAT;
+    }
+    if ((code & PCAM_MSG_IDENTIFY_LUNTAR) != 0) {
+        /* Target routines were dropped after SCSI-2. */
+        out->kind = PCAM_MSGK_RESERVED;
+        return PCAM_ERR_RESERVED;
+    }
+    out->kind = PCAM_MSGK_IDENTIFY;
+    out->identify.lun = (uint8_t)(code & PCAM_MSG_IDENTIFY_LUN_MASK);
+    out->identify.disconnect_ok = (code & PCAM_MSG_IDENTIFY_DISCPRIV) != 0;
+    return PCAM_OK;
+}
+
+static int two_byte_kind(const uint8_t *b, pcam_msg *out)
+{
+    switch (b[0]) {
+    case PCAM_MSG_SIMPLE_TAG: out->kind = PCAM_MSGK_SIMPLE_TAG; break;
+    case PCAM_MSG_HEAD_OF_QUEUE_TAG: out->kind = PCAM_MSGK_HEAD_OF_QUEUE_TAG; break;
+    case PCAM_MSG_ORDERED_TAG: out->kind = PCAM_MSGK_ORDERED_TAG; break;
+    case PCAM_MSG_ACA_TAG: out->kind = PCAM_MSGK_ACA_TAG; break;
+    case PCAM_MSG_IGNORE_WIDE_RESIDUE:
+        /* Counts 00h and 04h..FFh are reserved (SPI-3). */
+        out->residue = b[1];
+        if (b[1] == 0 || b[1] > 3) {
+            out->kind = PCAM_MSGK_MALFORMED;
+            return PCAM_ERR_RANGE;
+        }
+        out->kind = PCAM_MSGK_IGNORE_WIDE_RESIDUE;
+        return PCAM_OK;
+    default:
+        out->kind = PCAM_MSGK_RESERVED;
+        return PCAM_ERR_RESERVED;
+    }
+    out->tag = b[1];
+    return PCAM_OK;
+}
+
+/* Only called once the length byte has been checked against the code. */
+static int extended_kind(const uint8_t *b, pcam_msg *out)
+{
+    switch (b[2]) {
+    case PCAM_EXT_SDTR:
+        out->kind = PCAM_MSGK_SDTR;
+        out->sdtr.period = b[3];
+        out->sdtr.offset = b[4];
+        return PCAM_OK;
+    case PCAM_EXT_WDTR:
+        out->kind = PCAM_MSGK_WDTR;
+        out->wdtr_width_exp = b[3];
+        return PCAM_OK;
+    case PCAM_EXT_PPR:
+        out->kind = PCAM_MSGK_PPR;
+        out->ppr.period = b[3];
+        /* b[4] is reserved. */
+        out->ppr.offset = b[5];
+        out->ppr.width_exp = b[6];
+        out->ppr.options = b[7];
+        return PCAM_OK;
+    case PCAM_EXT_MODIFY_DATA_POINTER:
+        out->kind = PCAM_MSGK_MODIFY_DATA_POINTER;
+        /* Two's complement on the wire; convert without relying on the
+         * implementation-defined unsigned-to-signed cast. */
+        {
+            uint32_t u = pcam_get_be32(b + 3);
+            out->mdp_argument = (u & 0x80000000u) != 0
+                                    ? (int32_t)(u - 0x80000000u) - INT32_MAX - 1
+                                    : (int32_t)u;
+        }
+        return PCAM_OK;
+    default:
+        out->kind = PCAM_MSGK_RESERVED;
+        return PCAM_ERR_RESERVED;
+    }
+}
+
+static int complete(pcam_msg_parser *p, pcam_msg *out)
+{
+    int rc;
+    uint8_t code = p->buf[0];
+
+    take_header(p, out);
+    if (code >= PCAM_MSG_IDENTIFY)
+        rc = identify_kind(code, out);
+    else if (code == PCAM_MSG_EXTENDED)
+        rc = extended_kind(p->buf, out);
+    else if (is_two_byte(code))
+        rc = two_byte_kind(p->buf, out);
+    else
+        rc = one_byte_kind(code, out);
+    pcam_msg_parser_init(p);
+    return rc;
+}
+
+int pcam_msg_parser_feed(pcam_msg_parser *p, uint8_t byte, pcam_msg *out)
+{
+    if (p == NULL || out == NULL)
+        return PCAM_ERR_NULL;
+    /* A corrupted or foreign struct must not index past buf. */
+    if (p->have >= 2 + 255 || (p->total != 0 && p->have >= p->total))
+        pcam_msg_parser_init(p);
+
+    if (p->have < PCAM_MSG_MAX_LEN)
+        p->buf[p->have] = byte;
+    p->have++;
+
+    if (p->have == 1) {
+        if (byte == PCAM_MSG_EXTENDED)
+            return 1;
+        if (is_two_byte(byte)) {
+            p->total = 2;
+            return 1;
+        }
+        p->total = 1;
+        return complete(p, out);
+    }
+
+    if (p->buf[0] == PCAM_MSG_EXTENDED) {
+        if (p->have == 2) {
+            if (byte == 0)
+                return fail(p, out, PCAM_MSGK_MALFORMED, PCAM_ERR_LENGTH);
+            p->total = (uint16_t)(2u + byte);
+            return byte;
+        }
+        if (p->have == 3) {
+            uint8_t want = ext_expected_length(byte);
+            if (want != 0 && p->buf[1] != want)
+                return fail(p, out, PCAM_MSGK_MALFORMED, PCAM_ERR_LENGTH);
+        }
+    }
+
+    if (p->have < p->total)
+        return (int)(p->total - p->have);
+    return complete(p, out);
+}
+
+int pcam_msg_decode(const uint8_t *buf, size_t len, pcam_msg *out, size_t *consumed)
+{
+    pcam_msg_parser p;
+    int rc = 1;
+    size_t i;
+
+    if (consumed != NULL)
+        *consumed = 0;
+    if (out == NULL || (buf == NULL && len != 0))
+        return PCAM_ERR_NULL;
+    pcam_msg_parser_init(&p);
+    for (i = 0; i < len; i++) {
+        rc = pcam_msg_parser_feed(&p, buf[i], out);
+        if (rc <= 0) {
+            if (consumed != NULL)
+                *consumed = i + 1;
+            return rc;
+        }
+    }
+    return rc;
+}
+
+int pcam_msg_bytes_needed(const uint8_t *buf, size_t have)
+{
+    pcam_msg scratch;
+    return pcam_msg_decode(buf, have, &scratch, NULL);
+}
+
+/* ---- builders ---- */
+
+static int put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
+{
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (cap < n)
+        return PCAM_ERR_NOSPACE;
+    memcpy(buf, src, n);
+    return (int)n;
+}
+
+int pcam_msg_build_byte(uint8_t *buf, size_t cap, uint8_t code)
+{
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (!is_one_byte(code))
+        return PCAM_ERR_RANGE;
+    return put_bytes(buf, cap, &code, 1);
+}
+
+int pcam_msg_build_identify(uint8_t *buf, size_t cap, uint8_t lun, bool disconnect_ok)
+{
+    uint8_t b;
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (lun > PCAM_MSG_IDENTIFY_LUN_MASK)
+        return PCAM_ERR_RANGE;
+    b = (uint8_t)(PCAM_MSG_IDENTIFY | (disconnect_ok ? PCAM_MSG_IDENTIFY_DISCPRIV : 0) | lun);
+    return put_bytes(buf, cap, &b, 1);
+}
+
+int pcam_msg_build_tag(uint8_t *buf, size_t cap, uint8_t code, uint8_t tag)
+{
+    uint8_t b[2];
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (code != PCAM_MSG_SIMPLE_TAG && code != PCAM_MSG_HEAD_OF_QUEUE_TAG &&
+        code != PCAM_MSG_ORDERED_TAG && code != PCAM_MSG_ACA_TAG)
+        return PCAM_ERR_RANGE;
+    b[0] = code;
+    b[1] = tag;
+    return put_bytes(buf, cap, b, 2);
+}
+
+int pcam_msg_build_ignore_wide_residue(uint8_t *buf, size_t cap, uint8_t count)
+{
+    uint8_t b[2];
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (count == 0 || count > 3)
+        return PCAM_ERR_RANGE;
+    b[0] = PCAM_MSG_IGNORE_WIDE_RESIDUE;
+    b[1] = count;
+    return put_bytes(buf, cap, b, 2);
+}
+
+int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset)
+{
+    uint8_t b[5];
+    b[0] = PCAM_MSG_EXTENDED;
+    b[1] = PCAM_EXT_SDTR_LEN;
+    b[2] = PCAM_EXT_SDTR;
+    b[3] = period;
+    b[4] = offset;
+    return put_bytes(buf, cap, b, sizeof b);
+}
+
+int pcam_msg_build_wdtr(uint8_t *buf, size_t cap, uint8_t width_exp)
+{
+    uint8_t b[4];
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (width_exp > PCAM_WIDTH_32BIT)
+        return PCAM_ERR_RANGE;
+    b[0] = PCAM_MSG_EXTENDED;
+    b[1] = PCAM_EXT_WDTR_LEN;
+    b[2] = PCAM_EXT_WDTR;
+    b[3] = width_exp;
+    return put_bytes(buf, cap, b, sizeof b);
+}
+
+int pcam_msg_build_ppr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset,
+                       uint8_t width_exp, uint8_t options)
+{
+    uint8_t b[8];
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (width_exp > PCAM_WIDTH_32BIT)
+        return PCAM_ERR_RANGE;
+    b[0] = PCAM_MSG_EXTENDED;
+    b[1] = PCAM_EXT_PPR_LEN;
+    b[2] = PCAM_EXT_PPR;
+    b[3] = period;
+    b[4] = 0;
+    b[5] = offset;
+    b[6] = width_exp;
+    b[7] = options;
+    return put_bytes(buf, cap, b, sizeof b);
+}
+
+int pcam_msg_build_modify_data_pointer(uint8_t *buf, size_t cap, int32_t argument)
+{
+    uint8_t b[7];
+    b[0] = PCAM_MSG_EXTENDED;
+    b[1] = PCAM_EXT_MODIFY_DATA_POINTER_LEN;
+    b[2] = PCAM_EXT_MODIFY_DATA_POINTER;
+    /* Conversion to unsigned is defined modulo 2^32: two's complement. */
+    pcam_put_be32(b + 3, (uint32_t)argument);
+    return put_bytes(buf, cap, b, sizeof b);
+}
+
+/* ---- names and text ---- */
+
+/* Indexed by code 0x00..0x17 (SPI-2 names for the obsolete ones). */
+static const char *const one_byte_names[0x18] = {
+    "COMMAND COMPLETE",
+    "EXTENDED MESSAGE",
+    "SAVE DATA POINTER",
+    "RESTORE POINTERS",
+    "DISCONNECT",
+    "INITIATOR DETECTED ERROR",
+    "ABORT TASK SET",
+    "MESSAGE REJECT",
+    "NO OPERATION",
+    "MESSAGE PARITY ERROR",
+    "LINKED COMMAND COMPLETE",
+    "LINKED COMMAND COMPLETE (WITH FLAG)",
+    "TARGET RESET",
+    "ABORT TASK",
+    "CLEAR TASK SET",
+    "INITIATE RECOVERY (obsolete)",
+    "RELEASE RECOVERY (obsolete)",
+    "TERMINATE I/O PROCESS (obsolete)",
+    "CONTINUE TASK (obsolete)",
+    "TARGET TRANSFER DISABLE (obsolete)",
+    NULL,
+    NULL,
+    "CLEAR ACA",
+    "LOGICAL UNIT RESET",
+};
+
+static const char *const two_byte_names[5] = {
+    "SIMPLE TAG", "HEAD OF QUEUE TAG", "ORDERED TAG", "IGNORE WIDE RESIDUE", "ACA TAG",
+};
+
+const char *pcam_msg_name(uint8_t code)
+{
+    const char *n = NULL;
+    if (code >= PCAM_MSG_IDENTIFY)
+        return "IDENTIFY";
+    if (code < PCAM_ARRAY_SIZE(one_byte_names))
+        n = one_byte_names[code];
+    else if (code >= 0x20 && code < 0x20 + PCAM_ARRAY_SIZE(two_byte_names))
+        n = two_byte_names[code - 0x20];
+    else if (code == PCAM_MSG_QAS_REQUEST)
+        n = "QAS REQUEST";
+    return n != NULL ? n : "RESERVED";
+}
+
+const char *pcam_msg_ext_name(uint8_t ext_code)
+{
+    switch (ext_code) {
+    case PCAM_EXT_MODIFY_DATA_POINTER: return "MODIFY DATA POINTER";
+    case PCAM_EXT_SDTR: return "SDTR";
+    case 0x02: return "EXTENDED IDENTIFY (obsolete)";
+    case PCAM_EXT_WDTR: return "WDTR";
+    case PCAM_EXT_PPR: return "PPR";
+    case 0x05: return "MODIFY BIDIRECTIONAL DATA POINTER";
+    default: return "RESERVED";
+    }
+}
+
+static void put_hex8(pcam_strbuf *sb, uint8_t v)
+{
+    pcam_sb_puts(sb, "0x");
+    pcam_sb_puthex(sb, v, 2);
+}
+
+/* "0x0C (50.00 ns)": ns to two decimals from integer picoseconds, rounded
+ * half up (3125 ps prints as 3.13). */
+static void put_period(pcam_strbuf *sb, uint8_t factor)
+{
+    uint32_t ps = pcam_period_factor_to_ps(factor);
+    uint32_t centi;
+
+    put_hex8(sb, factor);
+    if (ps == 0) {
+        pcam_sb_puts(sb, " (reserved)");
+        return;
+    }
+    centi = (ps + 5u) / 10u;
+    pcam_sb_puts(sb, " (");
+    pcam_sb_putu(sb, centi / 100u);
+    pcam_sb_putc(sb, '.');
+    pcam_sb_putc(sb, (char)('0' + (centi / 10u) % 10u));
+    pcam_sb_putc(sb, (char)('0' + centi % 10u));
+    pcam_sb_puts(sb, " ns)");
+}
+
+static void put_offset(pcam_strbuf *sb, uint8_t offset)
+{
+    pcam_sb_puts(sb, " offset=");
+    pcam_sb_putu(sb, offset);
+    if (offset == 0)
+        pcam_sb_puts(sb, " (asynchronous)");
+}
+
+static void put_width(pcam_strbuf *sb, uint8_t exp)
+{
+    pcam_sb_puts(sb, " width_exp=");
+    pcam_sb_putu(sb, exp);
+    switch (exp) {
+    case PCAM_WIDTH_8BIT: pcam_sb_puts(sb, " (8 bit)"); break;
+    case PCAM_WIDTH_16BIT: pcam_sb_puts(sb, " (16 bit)"); break;
+    case PCAM_WIDTH_32BIT: pcam_sb_puts(sb, " (32 bit)"); break;
+    default: pcam_sb_puts(sb, " (reserved)"); break;
+    }
+}
+
+static void put_ppr_options(pcam_strbuf *sb, uint8_t opts)
+{
+    static const char *const bit_names[8] = {
+        "IU_REQ", "DT_REQ", "QAS_REQ", "HOLD_MCS", "WR_FLOW", "RD_STRM", "RTI", "PCOMP_EN",
+    };
+    unsigned i;
+    bool first = true;
+
+    pcam_sb_puts(sb, " options=");
+    put_hex8(sb, opts);
+    for (i = 0; i < 8; i++) {
+        if ((opts & (1u << i)) == 0)
+            continue;
+        pcam_sb_puts(sb, first ? " (" : " ");
+        pcam_sb_puts(sb, bit_names[i]);
+        first = false;
+    }
+    if (!first)
+        pcam_sb_putc(sb, ')');
+}
+
+/* Identity of a message pcam could not decode: code, names, and whatever
+ * extended header bytes arrived before the error. */
+static void put_undecoded(pcam_strbuf *sb, const pcam_msg *m)
+{
+    pcam_sb_puts(sb, m->kind == PCAM_MSGK_RESERVED ? "RESERVED" : "MALFORMED");
+    pcam_sb_puts(sb, " code=");
+    put_hex8(sb, m->code);
+    pcam_sb_puts(sb, " (");
+    pcam_sb_puts(sb, pcam_msg_name(m->code));
+    pcam_sb_putc(sb, ')');
+    if (m->code == PCAM_MSG_EXTENDED && m->length >= 2) {
+        pcam_sb_puts(sb, " length=");
+        pcam_sb_putu(sb, m->ext_length);
+        if (m->length >= 3) {
+            pcam_sb_puts(sb, " ext=");
+            put_hex8(sb, m->ext_code);
+            pcam_sb_puts(sb, " (");
+            pcam_sb_puts(sb, pcam_msg_ext_name(m->ext_code));
+            pcam_sb_putc(sb, ')');
+        }
+    } else if (is_two_byte(m->code) && m->length >= 2) {
+        /* The second byte is only kept for IGNORE WIDE RESIDUE. */
+        if (m->code == PCAM_MSG_IGNORE_WIDE_RESIDUE) {
+            pcam_sb_puts(sb, " count=");
+            pcam_sb_putu(sb, m->residue);
+        }
+    }
+}
+
+int pcam_msg_format(const pcam_msg *m, char *buf, size_t cap)
+{
+    pcam_strbuf sb;
+
+    if (m == NULL || buf == NULL)
+        return PCAM_ERR_NULL;
+    pcam_sb_init(&sb, buf, cap);
+
+    switch (m->kind) {
+    case PCAM_MSGK_IDENTIFY:
+        pcam_sb_puts(&sb, "IDENTIFY lun=");
+        pcam_sb_putu(&sb, m->identify.lun);
+        pcam_sb_puts(&sb, m->identify.disconnect_ok ? " disconnect=yes" : " disconnect=no");
+        break;
+    case PCAM_MSGK_SIMPLE_TAG:
+    case PCAM_MSGK_HEAD_OF_QUEUE_TAG:
+    case PCAM_MSGK_ORDERED_TAG:
+    case PCAM_MSGK_ACA_TAG:
+        pcam_sb_puts(&sb, pcam_msg_name(m->code));
+        pcam_sb_puts(&sb, " tag=");
+        put_hex8(&sb, m->tag);
+        break;
+    case PCAM_MSGK_IGNORE_WIDE_RESIDUE:
+        pcam_sb_puts(&sb, "IGNORE WIDE RESIDUE count=");
+        pcam_sb_putu(&sb, m->residue);
+        break;
+    case PCAM_MSGK_SDTR:
+        pcam_sb_puts(&sb, "SDTR period=");
+        put_period(&sb, m->sdtr.period);
+        put_offset(&sb, m->sdtr.offset);
+        break;
+    case PCAM_MSGK_WDTR:
+        pcam_sb_puts(&sb, "WDTR");
+        put_width(&sb, m->wdtr_width_exp);
+        break;
+    case PCAM_MSGK_PPR:
+        pcam_sb_puts(&sb, "PPR period=");
+        put_period(&sb, m->ppr.period);
+        put_offset(&sb, m->ppr.offset);
+        put_width(&sb, m->ppr.width_exp);
+        put_ppr_options(&sb, m->ppr.options);
+        break;
+    case PCAM_MSGK_MODIFY_DATA_POINTER:
+        pcam_sb_puts(&sb, "MODIFY DATA POINTER argument=");
+        if (m->mdp_argument < 0) {
+            pcam_sb_putc(&sb, '-');
+            /* Negate in unsigned arithmetic so INT32_MIN is fine. */
+            pcam_sb_putu(&sb, 0u - (uint32_t)m->mdp_argument);
+        } else {
+            pcam_sb_putu(&sb, (uint32_t)m->mdp_argument);
+        }
+        break;
+    case PCAM_MSGK_MALFORMED:
+    case PCAM_MSGK_RESERVED:
+        put_undecoded(&sb, m);
+        break;
+    default:
+        /* Every remaining kind is a one-byte message named by its code. */
+        pcam_sb_puts(&sb, pcam_msg_name(m->code));
+        break;
+    }
+    return sb.overflow ? PCAM_ERR_NOSPACE : (int)sb.len;
+}
