@@ -1,0 +1,33 @@
+#!/bin/sh
+# The whole test suite, as CI runs it: installs what it needs, then builds and
+# tests four ways (gcc with Valgrind, gcc with ASan+UBSan, clang, and the
+# clang libFuzzer build). Any failure, or any stage that runs no test, fails.
+set -eu
+cd "$(dirname "$0")/.."
+jobs=$(nproc 2>/dev/null || echo 2)
+sh scripts/deps.sh test
+
+stage() { printf '\n==== %s\n' "$*"; }
+
+stage "gcc: build, unit/sim/fuzz-replay tests, Valgrind memcheck, freestanding, docs, install"
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$jobs"
+ctest --preset default
+
+stage "gcc + ASan/UBSan: unit, sim and fuzz-replay tests"
+cmake --preset debug >/dev/null
+cmake --build --preset debug -j "$jobs"
+ctest --preset debug -L 'unit|sim|fuzz|qemu'
+
+stage "clang: warning-free build and unit tests"
+cmake -S . -B build/clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+      -DPCAM_MEMCHECK=OFF >/dev/null
+cmake --build build/clang -j "$jobs"
+ctest --test-dir build/clang --output-on-failure --no-tests=error -j "$jobs" -L 'unit|sim'
+
+stage "clang libFuzzer: every fuzz target briefly on its seed corpus"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$jobs"
+ctest --preset fuzz
+
+stage "all stages passed"
