@@ -1,0 +1,318 @@
+/*
+ * Messages: reselection and the nexus it names, every message-in the
+ * engine understands (and MESSAGE REJECT for the rest), and what follows a
+ * message-out.
+ */
+#include "engine_internal.h"
+
+void pcam_eng_queue_msgout(pcam_bus *bus, const uint8_t *msg, uint8_t len)
+{
+    if (len > PCAM_MSGOUT_BYTES)
+        len = PCAM_MSGOUT_BYTES;
+    memcpy(bus->msgout, msg, len);
+    bus->msgout_len = len;
+}
+
+static void accept(pcam_bus *bus, bool atn)
+{
+    pcam_eng_set_action(bus, ACT_ACCEPT, bus->hal.ops->msg_accept(bus->hal.sc, atn));
+}
+
+static void reject_and_accept(pcam_bus *bus)
+{
+    uint8_t m = PCAM_MSG_MESSAGE_REJECT;
+    pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->conn_target, bus->conn_lun,
+                    bus->msgin_len > 0 ? bus->msgin[0] : 0);
+    pcam_eng_queue_msgout(bus, &m, 1);
+    bus->msgin_len = 0;
+    accept(bus, true);
+}
+
+/* Establish `c` as the reconnected nexus; the data pointer reverts to the
+ * saved one (an implied RESTORE POINTERS, per SPI). */
+static void reconnect(pcam_bus *bus, pcam_ccb *c)
+{
+    bus->nexus = c;
+    bus->sel_kind = SK_IO;
+    bus->engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
+    c->priv.flags &= (uint8_t)~PCAM_CF_DISCONNECTED;
+    c->priv.data_ptr = c->priv.saved_ptr;
+    bus->targets[c->target].counters.reselections++;
+}
+
+/* IDENTIFY from a reselecting target (on the RESELECTED event, or in
+ * MESSAGE IN after we asked for it again). Returns true when handled with
+ * an accept already started. */
+static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
+{
+    uint8_t lun_id = byte & PCAM_MSG_IDENTIFY_LUN_MASK;
+    pcam_lun *l = NULL;
+    pcam_ccb *only_untagged = NULL;
+    bool any_tagged = false;
+
+    bus->state = ES_CONNECTED;
+    bus->conn_target = target;
+    bus->conn_lun = lun_id;
+    bus->sel_kind = SK_IO;
+    bus->nexus = NULL;
+    if ((byte & PCAM_MSG_IDENTIFY) != 0 &&
+        (byte & (PCAM_MSG_IDENTIFY_RESERVED | PCAM_MSG_IDENTIFY_LUNTAR)) == 0)
+        l = pcam_core_lun(bus, target, lun_id);
+    if (l != NULL) {
+        for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+            if ((c->priv.flags & PCAM_CF_DISCONNECTED) == 0)
+                continue;
+            if (c->priv.tag_msg == 0 || (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) != 0)
+                only_untagged = c;
+            else
+                any_tagged = true;
+        }
+    }
+    if (l == NULL || (only_untagged == NULL && !any_tagged)) {
+        /* Nothing of ours is disconnected on that I_T_L: the target lies. */
+        uint8_t m = PCAM_MSG_ABORT_TASK_SET;
+        pcam_core_event(bus, PCAM_EV_BAD_RESELECT, target, lun_id, 0xFFFF);
+        pcam_eng_queue_msgout(bus, &m, 1);
+        bus->expect_free = EF_NONE;
+        accept(bus, true);
+        return;
+    }
+    if (any_tagged) {
+        bus->engine_flags |= EGF_AWAIT_TAG;
+    } else {
+        reconnect(bus, only_untagged);
+    }
+    accept(bus, false);
+}
+
+void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    if (ev->target >= bus->caps.max_targets || ev->target == bus->caps.initiator_id) {
+        /* No such ID can reselect us: the chip or the bus is confused. */
+        pcam_eng_fail_chip(bus);
+        return;
+    }
+    bus->msgin_len = 0;
+    bus->engine_flags = 0;
+    if (ev->parity_error) {
+        uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
+        bus->state = ES_CONNECTED;
+        bus->conn_target = ev->target;
+        bus->nexus = NULL;
+        bus->targets[ev->target].counters.parity_errors++;
+        pcam_eng_queue_msgout(bus, &m, 1);
+        accept(bus, true);
+        return;
+    }
+    identify_in(bus, ev->target, ev->byte);
+}
+
+static void tag_in(pcam_bus *bus, const pcam_msg *m)
+{
+    pcam_lun *l = pcam_core_lun(bus, bus->conn_target, bus->conn_lun);
+    pcam_ccb *c = NULL;
+    if ((bus->engine_flags & EGF_AWAIT_TAG) == 0 || l == NULL) {
+        reject_and_accept(bus);
+        return;
+    }
+    c = pcam_q_find(l, m->tag);
+    if (c == NULL || (c->priv.flags & PCAM_CF_DISCONNECTED) == 0) {
+        /* An unknown tag: abort that nexus at the target, keep everything else. */
+        uint8_t a = PCAM_MSG_ABORT_TASK;
+        pcam_core_event(bus, PCAM_EV_BAD_RESELECT, bus->conn_target, bus->conn_lun, m->tag);
+        bus->engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
+        pcam_eng_queue_msgout(bus, &a, 1);
+        accept(bus, true);
+        return;
+    }
+    reconnect(bus, c);
+    accept(bus, false);
+}
+
+static void extended_in(pcam_bus *bus, const pcam_msg *m)
+{
+    pcam_ccb *c = bus->nexus;
+    uint8_t reply[PCAM_MSGOUT_BYTES];
+    if (m->kind == PCAM_MSGK_MODIFY_DATA_POINTER) {
+        int64_t np = c != NULL ? (int64_t)c->priv.data_ptr + m->mdp_argument : -1;
+        if (c == NULL || np < 0 || np > (int64_t)c->u.io.data_len) {
+            reject_and_accept(bus);
+            return;
+        }
+        c->priv.data_ptr = (uint32_t)np;
+        accept(bus, false);
+        return;
+    }
+    if (bus->conn_target >= PCAM_MAX_TARGETS) {
+        reject_and_accept(bus);
+        return;
+    }
+    int n = pcam_nego_msg_in(bus, bus->conn_target, bus->msgin, bus->msgin_len, reply, sizeof reply);
+    if (c != NULL)
+        c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
+    if (n < 0) {
+        reject_and_accept(bus);
+        return;
+    }
+    bus->msgin_len = 0;
+    if (n > 0) {
+        pcam_eng_queue_msgout(bus, reply, (uint8_t)n);
+        if (c != NULL && pcam_nego_in_flight(bus, bus->conn_target))
+            c->priv.flags |= PCAM_CF_NEGO;
+        accept(bus, true);
+        return;
+    }
+    accept(bus, false);
+}
+
+static void message_reject_in(pcam_bus *bus)
+{
+    pcam_ccb *c = bus->nexus;
+    uint8_t last = bus->last_msgout;
+    pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->conn_target, bus->conn_lun, last);
+    if (last >= PCAM_MSG_SIMPLE_TAG && last <= PCAM_MSG_ORDERED_TAG && c != NULL) {
+        /* No tags on this target: this command runs untagged, later ones are issued untagged. */
+        bus->targets[c->target].flags |= PCAM_TGTF_NO_TAGS;
+        c->priv.flags |= PCAM_CF_WIRE_UNTAGGED;
+        pcam_core_log(bus, PCAM_LOG_WARN, "target rejected a tag message; tagged queuing off", NULL);
+    } else if (last == PCAM_MSG_EXTENDED && bus->conn_target < PCAM_MAX_TARGETS &&
+               pcam_nego_in_flight(bus, bus->conn_target)) {
+        if (c != NULL)
+            c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
+        pcam_nego_rejected(bus, bus->conn_target);
+        uint8_t buf[PCAM_MSGOUT_BYTES];
+        /* The ladder's next rung goes out at once, in the same connection. */
+        if (pcam_nego_wanted(bus, bus->conn_target)) {
+            int n = pcam_nego_start(bus, bus->conn_target, buf, sizeof buf);
+            if (n > 0) {
+                pcam_eng_queue_msgout(bus, buf, (uint8_t)n);
+                if (c != NULL)
+                    c->priv.flags |= PCAM_CF_NEGO;
+                bus->msgin_len = 0;
+                accept(bus, true);
+                return;
+            }
+        }
+    }
+    bus->msgin_len = 0;
+    accept(bus, false);
+}
+
+static void message_in(pcam_bus *bus, const pcam_msg *m)
+{
+    pcam_ccb *c = bus->nexus;
+    switch (m->kind) {
+    case PCAM_MSGK_COMMAND_COMPLETE:
+        if (c == NULL) {
+            reject_and_accept(bus);
+            return;
+        }
+        bus->expect_free = EF_COMPLETE;
+        break;
+    case PCAM_MSGK_DISCONNECT:
+        if (c == NULL) {
+            reject_and_accept(bus);
+            return;
+        }
+        bus->targets[c->target].counters.disconnects++;
+        bus->expect_free = EF_DISCONNECT;
+        break;
+    case PCAM_MSGK_SAVE_DATA_POINTER:
+        if (c != NULL)
+            c->priv.saved_ptr = c->priv.data_ptr;
+        break;
+    case PCAM_MSGK_RESTORE_POINTERS:
+        if (c != NULL)
+            c->priv.data_ptr = c->priv.saved_ptr;
+        break;
+    case PCAM_MSGK_MESSAGE_REJECT:
+        message_reject_in(bus);
+        return;
+    case PCAM_MSGK_NO_OPERATION:
+        break;
+    case PCAM_MSGK_SIMPLE_TAG:
+    case PCAM_MSGK_HEAD_OF_QUEUE_TAG:
+    case PCAM_MSGK_ORDERED_TAG:
+        bus->msgin_len = 0;
+        tag_in(bus, m);
+        return;
+    case PCAM_MSGK_IDENTIFY:
+        if (c == NULL && (bus->engine_flags & EGF_AWAIT_TAG) == 0) {
+            /* The IDENTIFY again, after our MESSAGE PARITY ERROR. */
+            bus->msgin_len = 0;
+            identify_in(bus, bus->conn_target, m->code);
+            return;
+        }
+        reject_and_accept(bus);
+        return;
+    case PCAM_MSGK_IGNORE_WIDE_RESIDUE:
+        if (c != NULL && c->priv.data_ptr >= m->residue)
+            c->priv.data_ptr -= m->residue;
+        break;
+    case PCAM_MSGK_SDTR:
+    case PCAM_MSGK_WDTR:
+    case PCAM_MSGK_PPR:
+    case PCAM_MSGK_MODIFY_DATA_POINTER:
+        extended_in(bus, m);
+        return;
+    default:
+        /* Linked commands, QAS, anything reserved: we do not do it. */
+        reject_and_accept(bus);
+        return;
+    }
+    bus->msgin_len = 0;
+    accept(bus, false);
+}
+
+void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    if (ev->parity_error) {
+        /* Ask for the whole message again. */
+        uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
+        if (bus->conn_target < PCAM_MAX_TARGETS) {
+            pcam_core_event(bus, PCAM_EV_PARITY, bus->conn_target, bus->conn_lun, PCAM_PHASE_MSG_IN);
+            pcam_nego_parity(bus, bus->conn_target);
+        }
+        bus->msgin_len = 0;
+        pcam_eng_queue_msgout(bus, &m, 1);
+        accept(bus, true);
+        return;
+    }
+    if (bus->msgin_len >= PCAM_MSGIN_BYTES) {
+        reject_and_accept(bus);
+        return;
+    }
+    bus->msgin[bus->msgin_len++] = ev->byte;
+    pcam_msg m;
+    int need = pcam_msg_decode(bus->msgin, bus->msgin_len, &m, NULL);
+    if (need > 0) {
+        accept(bus, false);
+        return;
+    }
+    if (need < 0) {
+        reject_and_accept(bus);
+        return;
+    }
+    message_in(bus, &m);
+}
+
+void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    uint8_t first = bus->msgout_len > 0 ? bus->msgout[0] : 0;
+    if (ev->count > 0) {
+        bus->last_msgout = first;
+        switch (first) {
+        case PCAM_MSG_ABORT_TASK:
+        case PCAM_MSG_ABORT_TASK_SET:
+        case PCAM_MSG_CLEAR_TASK_SET:
+        case PCAM_MSG_TARGET_RESET:
+        case PCAM_MSG_LOGICAL_UNIT_RESET:
+            bus->expect_free = EF_ABORT;
+            break;
+        default:
+            break;
+        }
+    }
+    bus->msgout_len = 0;
+    pcam_eng_on_phase(bus, ev->phase);
+}

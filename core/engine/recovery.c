@@ -1,0 +1,453 @@
+/*
+ * Recovery: command timeouts and aborts escalate ABORT TASK -> BUS DEVICE
+ * RESET -> bus reset -> chip reset, each step with its own timer; resets
+ * seen on the bus; shutdown. Only the commands a step is for (timed out or
+ * aborted) fail; every bystander a reset takes down is requeued without
+ * spending a retry.
+ */
+#include "engine_internal.h"
+
+static uint32_t victim_status(const pcam_ccb *c)
+{
+    if ((c->priv.flags & PCAM_CF_TIMED_OUT) != 0)
+        return PCAM_CMD_TIMEOUT;
+    uint32_t st = c->status & PCAM_STATUS_MASK;
+    if (st == PCAM_DATA_RUN_ERR || st == PCAM_SEQUENCE_FAIL)
+        return st;
+    return PCAM_REQ_ABORTED;
+}
+
+static bool is_victim(const pcam_ccb *c)
+{
+    return (c->priv.flags & (PCAM_CF_TIMED_OUT | PCAM_CF_ABORT)) != 0;
+}
+
+static void unlink_abort(pcam_bus *bus, pcam_ccb *c)
+{
+    for (pcam_ccb **pp = &bus->abort_head; *pp != NULL; pp = &(*pp)->priv.link2) {
+        if (*pp == c) {
+            *pp = c->priv.link2;
+            c->priv.link2 = NULL;
+            return;
+        }
+    }
+}
+
+static void unlink_sense(pcam_bus *bus, pcam_ccb *c)
+{
+    for (pcam_ccb **pp = &bus->sense_head; *pp != NULL; pp = &(*pp)->priv.link2) {
+        if (*pp == c) {
+            *pp = c->priv.link2;
+            c->priv.link2 = NULL;
+            return;
+        }
+    }
+}
+
+/* Take an active CCB down: victims complete, bystanders are requeued. */
+static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override)
+{
+    pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
+    unlink_abort(bus, c);
+    if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
+        unlink_sense(bus, c);
+        if (l != NULL && l->freeze > 0)
+            l->freeze--;
+        c->priv.flags &= (uint8_t)~PCAM_CF_SENSE;
+    }
+    if (bus->recov_ccb == c)
+        bus->recov_ccb = NULL;
+    if (is_victim(c)) {
+        pcam_eng_retire(bus, c, victim_override != 0 ? victim_override : victim_status(c));
+        return;
+    }
+    pcam_eng_requeue(bus, c);
+}
+
+/* Every active CCB on (target, lun); 0xFF is a wildcard. */
+static void take_down_all(pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
+        if (target != 0xFF && t != target)
+            continue;
+        for (uint8_t u = 0; u < bus->cfg.luns_per_target; u++) {
+            if (lun != 0xFF && u != lun)
+                continue;
+            pcam_lun *l = pcam_core_lun(bus, t, u);
+            /* Requeued CCBs go to the pending front; take from the tail so
+             * the oldest ends up first again. */
+            while (l != NULL && l->active.tail != NULL)
+                take_down(bus, l->active.tail, 0);
+        }
+    }
+}
+
+static void recovery_done(pcam_bus *bus)
+{
+    bus->recovery = RS_NONE;
+    bus->recov_ccb = NULL;
+    bus->recovery_deadline_ns = 0;
+}
+
+void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, uint8_t lun,
+                               pcam_ccb *victim)
+{
+    switch (msg_sent) {
+    case PCAM_MSG_ABORT_TASK:
+        if (victim != NULL) {
+            if (!is_victim(victim))
+                victim->priv.flags |= PCAM_CF_ABORT;
+            take_down(bus, victim, 0);
+            bus->targets[victim->target].counters.aborts++;
+            pcam_core_event(bus, PCAM_EV_ABORT_SENT, victim->target, victim->lun, victim->priv.tag);
+        }
+        if (bus->recovery == RS_ABORT && (bus->recov_ccb == NULL || bus->recov_ccb == victim))
+            recovery_done(bus);
+        return;
+    case PCAM_MSG_ABORT_TASK_SET:
+    case PCAM_MSG_CLEAR_TASK_SET:
+        /* The target dropped every task of ours on that LUN, if it had any. */
+        if (target < PCAM_MAX_TARGETS)
+            take_down_all(bus, target, lun);
+        return;
+    case PCAM_MSG_LOGICAL_UNIT_RESET:
+    case PCAM_MSG_TARGET_RESET: {
+        bool whole = msg_sent == PCAM_MSG_TARGET_RESET;
+        if (target >= PCAM_MAX_TARGETS)
+            return;
+        take_down_all(bus, target, whole ? 0xFF : lun);
+        if (whole)
+            pcam_nego_invalidate(bus, target); /* a BDR resets the agreement too */
+        bus->targets[target].counters.resets++;
+        pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
+                        whole ? 0xFF : lun, 0);
+        pcam_core_async(bus, PCAM_AC_SENT_BDR, target, whole ? PCAM_WILDCARD : lun);
+        if (bus->recovery == RS_BDR_SENT)
+            recovery_done(bus);
+        return;
+    }
+    default:
+        return;
+    }
+}
+
+void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim)
+{
+    for (pcam_ccb *c = bus->abort_head; c != NULL; c = c->priv.link2)
+        if (c == victim)
+            return;
+    victim->priv.link2 = bus->abort_head;
+    bus->abort_head = victim;
+}
+
+bool pcam_eng_abort_pending(const pcam_bus *bus)
+{
+    return bus->abort_head != NULL;
+}
+
+/* Called when the bus is idle: start the recovery selection that is due. */
+bool pcam_eng_start_recovery_io(pcam_bus *bus)
+{
+    uint64_t now = pcam_core_now(bus);
+    if (bus->recovery == RS_BDR) {
+        pcam_ccb *v = bus->recov_ccb;
+        if (v == NULL) {
+            recovery_done(bus);
+            return false;
+        }
+        bus->recovery = RS_BDR_SENT;
+        bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        pcam_eng_select(bus, v, SK_ABORT, PCAM_MSG_TARGET_RESET);
+        return true;
+    }
+    if (bus->recovery != RS_NONE && bus->recovery != RS_ABORT)
+        return false;
+    while (bus->abort_head != NULL) {
+        pcam_ccb *v = bus->abort_head;
+        if (bus->recovery == RS_ABORT && bus->recov_ccb != NULL && bus->recov_ccb != v)
+            return false; /* one step at a time */
+        bus->abort_head = v->priv.link2;
+        v->priv.link2 = NULL;
+        if (v->priv.state != PCAM_CS_ACTIVE || (v->priv.flags & PCAM_CF_DISCONNECTED) == 0)
+            continue; /* already finished or back in the queue */
+        bus->recovery = RS_ABORT;
+        bus->recov_ccb = v;
+        bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        pcam_eng_select(bus, v, SK_ABORT, PCAM_MSG_ABORT_TASK);
+        return true;
+    }
+    return false;
+}
+
+static void start_bus_reset(pcam_bus *bus, uint8_t step)
+{
+    bus->recovery = step;
+    bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
+    bus->state = ES_RESETTING;
+    pcam_eng_set_action(bus, ACT_RESET, bus->hal.ops->reset_bus(bus->hal.sc));
+}
+
+static void kill_everything(pcam_bus *bus, uint32_t status);
+
+void pcam_eng_escalate(pcam_bus *bus)
+{
+    switch (bus->recovery) {
+    case RS_ABORT:
+        if (bus->recov_ccb != NULL && bus->state == ES_IDLE) {
+            bus->recovery = RS_BDR;
+            pcam_core_log(bus, PCAM_LOG_WARN, "abort did not finish; sending BUS DEVICE RESET", NULL);
+            return;
+        }
+        /* A target holding the bus cannot be selected: only RST reaches it. */
+        start_bus_reset(bus, RS_BUS_RESET);
+        return;
+    case RS_BDR:
+    case RS_BDR_SENT:
+        pcam_core_log(bus, PCAM_LOG_WARN, "device reset did not finish; resetting the bus", NULL);
+        start_bus_reset(bus, RS_BUS_RESET);
+        return;
+    case RS_BUS_RESET:
+        pcam_core_log(bus, PCAM_LOG_ERROR, "bus reset did not finish; resetting the chip", NULL);
+        pcam_core_event(bus, PCAM_EV_CHIP_RESET, 0xFF, 0xFF, 0);
+        bus->hal.ops->reset_chip(bus->hal.sc);
+        start_bus_reset(bus, RS_CHIP_RESET);
+        return;
+    case RS_CHIP_RESET:
+    default:
+        pcam_core_log(bus, PCAM_LOG_ERROR, "chip does not recover; failing every command", NULL);
+        kill_everything(bus, PCAM_NO_HBA);
+        bus->state = ES_DEAD;
+        bus->shut_down = true;
+        recovery_done(bus);
+        return;
+    }
+}
+
+void pcam_eng_fail_chip(pcam_bus *bus)
+{
+    pcam_core_event(bus, PCAM_EV_CHIP_RESET, bus->conn_target, 0xFF, 0);
+    pcam_core_log(bus, PCAM_LOG_WARN, "chip reported a condition it cannot continue from; resetting", NULL);
+    if (bus->recovery == RS_CHIP_RESET) {
+        pcam_eng_escalate(bus);
+        return;
+    }
+    bus->hal.ops->reset_chip(bus->hal.sc);
+    start_bus_reset(bus, RS_CHIP_RESET);
+}
+
+void pcam_eng_bus_reset_seen(pcam_bus *bus)
+{
+    uint64_t now = pcam_core_now(bus);
+    uint32_t settle_ms = bus->cfg.reset_settle_ms;
+
+    pcam_core_event(bus, PCAM_EV_BUS_RESET, 0xFF, 0xFF, bus->state == ES_RESETTING);
+    /* Whatever was on the bus is gone. */
+    bus->state = ES_IDLE;
+    bus->action = ACT_NONE;
+    if (bus->mgmt_ccb != NULL) {
+        bus->mgmt_ccb->priv.state = PCAM_CS_MGMT;
+        pcam_ccbq_push_head(&bus->mgmt, bus->mgmt_ccb);
+    }
+    bus->nexus = NULL;
+    bus->mgmt_ccb = NULL;
+    bus->conn_target = 0xFF;
+    bus->expect_free = EF_NONE;
+    bus->engine_flags = 0;
+    bus->msgin_len = 0;
+    bus->msgout_len = 0;
+    take_down_all(bus, 0xFF, 0xFF);
+    bus->abort_head = NULL;
+    for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
+        if (t == bus->caps.initiator_id)
+            continue;
+        pcam_nego_invalidate(bus, t);
+        if ((bus->targets[t].flags & PCAM_TGTF_PRESENT) != 0)
+            bus->targets[t].counters.resets++;
+    }
+    recovery_done(bus);
+    /* Settle, but never so long that a waiting command's budget is spent
+     * waiting: cap it at a quarter of the shortest timeout queued. */
+    for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
+        for (uint8_t u = 0; u < bus->cfg.luns_per_target; u++) {
+            const pcam_lun *l = pcam_core_lun(bus, t, u);
+            for (const pcam_ccb *c = l != NULL ? l->pending.head : NULL; c != NULL; c = c->priv.next) {
+                uint32_t to = c->timeout_ms != 0 ? c->timeout_ms : bus->cfg.default_timeout_ms;
+                if (to / 4 < settle_ms)
+                    settle_ms = to / 4;
+            }
+        }
+    }
+    bus->settle_until_ns = now + PCAM_MS(settle_ms);
+    while (bus->reset_ccb != NULL) {
+        pcam_ccb *r = bus->reset_ccb;
+        bus->reset_ccb = r->priv.link2;
+        r->priv.link2 = NULL;
+        pcam_core_complete(bus, r, PCAM_REQ_CMP);
+    }
+    pcam_core_async(bus, PCAM_AC_BUS_RESET, PCAM_WILDCARD, PCAM_WILDCARD);
+}
+
+/* ---- timers ---- */
+
+static void command_timed_out(pcam_bus *bus, pcam_ccb *c)
+{
+    c->priv.flags |= PCAM_CF_TIMED_OUT | PCAM_CF_ABORT;
+    bus->targets[c->target].counters.timeouts++;
+    pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, c->priv.tag);
+    if (bus->recovery != RS_NONE) {
+        pcam_eng_request_abort(bus, c); /* after the step in progress */
+        return;
+    }
+    bus->recovery = RS_ABORT;
+    bus->recov_ccb = c;
+    bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
+    if (bus->nexus == c && bus->state == ES_CONNECTED) {
+        /* Connected: ask it to let go at its next phase change. */
+        pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
+    } else if ((c->priv.flags & PCAM_CF_DISCONNECTED) != 0) {
+        pcam_eng_request_abort(bus, c);
+    }
+    /* Selecting or waiting for its sense: the deadline of the step covers it. */
+}
+
+static void scan_deadlines(pcam_bus *bus, uint64_t now)
+{
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < bus->nluns; i++) {
+        pcam_lun *l = &bus->luns[i];
+        for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+            if ((c->priv.flags & PCAM_CF_TIMED_OUT) != 0)
+                continue;
+            if (c->priv.deadline_ns <= now)
+                command_timed_out(bus, c);
+            else if (c->priv.deadline_ns < next)
+                next = c->priv.deadline_ns;
+        }
+    }
+    bus->timer_ns = next;
+}
+
+void pcam_engine_tick(pcam_bus *bus, uint64_t now)
+{
+    if (bus->shut_down)
+        return;
+    if (bus->recovery != RS_NONE && now >= bus->recovery_deadline_ns)
+        pcam_eng_escalate(bus);
+    if (now >= bus->timer_ns)
+        scan_deadlines(bus, now);
+}
+
+uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
+{
+    uint64_t t = bus->timer_ns;
+    if (bus->shut_down)
+        return UINT64_MAX;
+    if (bus->recovery != RS_NONE && bus->recovery_deadline_ns < t)
+        t = bus->recovery_deadline_ns;
+    if (bus->settle_until_ns != 0 && bus->settle_until_ns > 0 && bus->settle_until_ns < t &&
+        bus->settle_until_ns >= pcam_core_now(bus))
+        t = bus->settle_until_ns;
+    uint64_t h = pcam_q_next_hold(bus);
+    if (h < t)
+        t = h;
+    return t;
+}
+
+/* ---- requests ---- */
+
+void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
+{
+    pcam_ccb *v = ccb->u.abort.victim;
+    if (v == NULL || v == ccb || v->priv.magic != PCAM_CCB_MAGIC) {
+        pcam_core_complete(bus, ccb, PCAM_REQ_INVALID);
+        return;
+    }
+    switch (v->priv.state) {
+    case PCAM_CS_PENDING: {
+        pcam_lun *l = pcam_core_lun(bus, v->target, v->lun);
+        if (l != NULL)
+            pcam_ccbq_remove(&l->pending, v);
+        pcam_core_complete(bus, v, PCAM_REQ_ABORTED);
+        break;
+    }
+    case PCAM_CS_MGMT:
+        if (v == bus->scan_ccb || v == bus->mgmt_ccb || v == bus->reset_ccb) {
+            pcam_core_complete(bus, ccb, PCAM_REQ_INVALID); /* already on the bus */
+            return;
+        }
+        pcam_ccbq_remove(v->func == PCAM_FN_RESET_DEV ? &bus->mgmt : &bus->scan_q, v);
+        pcam_core_complete(bus, v, PCAM_REQ_ABORTED);
+        break;
+    case PCAM_CS_ACTIVE:
+        if ((v->priv.flags & PCAM_CF_ABORT) != 0)
+            break; /* already being aborted */
+        v->priv.flags |= PCAM_CF_ABORT;
+        if (bus->nexus == v && bus->state == ES_CONNECTED)
+            pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
+        else if ((v->priv.flags & PCAM_CF_DISCONNECTED) != 0)
+            pcam_eng_request_abort(bus, v);
+        /* Selecting or awaiting sense: it completes as aborted when it comes back. */
+        break;
+    default:
+        pcam_core_complete(bus, ccb, PCAM_REQ_INVALID); /* finished already */
+        return;
+    }
+    pcam_core_complete(bus, ccb, PCAM_REQ_CMP);
+}
+
+void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb)
+{
+    ccb->priv.state = PCAM_CS_MGMT;
+    ccb->priv.link2 = bus->reset_ccb;
+    bus->reset_ccb = ccb;
+    if (bus->state == ES_RESETTING)
+        return; /* the reset under way serves this request too */
+    start_bus_reset(bus, RS_BUS_RESET);
+}
+
+static void kill_everything(pcam_bus *bus, uint32_t status)
+{
+    pcam_ccb *c;
+    bus->nexus = NULL;
+    bus->sense_head = NULL;
+    bus->abort_head = NULL;
+    bus->recov_ccb = NULL;
+    for (size_t i = 0; i < bus->nluns; i++) {
+        pcam_lun *l = &bus->luns[i];
+        while ((c = l->active.head) != NULL) {
+            if ((c->priv.flags & PCAM_CF_SENSE) != 0 && l->freeze > 0)
+                l->freeze--;
+            pcam_eng_retire(bus, c, status);
+        }
+        while ((c = pcam_ccbq_pop_head(&l->pending)) != NULL)
+            pcam_core_complete(bus, c, status);
+    }
+    if (bus->mgmt_ccb != NULL)
+        pcam_core_complete(bus, bus->mgmt_ccb, status);
+    bus->mgmt_ccb = NULL;
+    while ((c = pcam_ccbq_pop_head(&bus->mgmt)) != NULL)
+        pcam_core_complete(bus, c, status);
+    while ((c = pcam_ccbq_pop_head(&bus->scan_q)) != NULL)
+        pcam_core_complete(bus, c, status);
+    if (bus->scan_ccb != NULL) {
+        c = bus->scan_ccb;
+        bus->scan_ccb = NULL;
+        bus->scan_flags = 0;
+        pcam_core_complete(bus, c, status);
+    }
+    while (bus->reset_ccb != NULL) {
+        c = bus->reset_ccb;
+        bus->reset_ccb = c->priv.link2;
+        c->priv.link2 = NULL;
+        pcam_core_complete(bus, c, status);
+    }
+}
+
+void pcam_engine_shutdown(pcam_bus *bus)
+{
+    kill_everything(bus, PCAM_REQ_ABORTED);
+    bus->hal.ops->reset_chip(bus->hal.sc);
+    bus->state = ES_DEAD;
+    bus->action = ACT_NONE;
+    recovery_done(bus);
+}

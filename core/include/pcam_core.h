@@ -1,0 +1,170 @@
+/*
+ * The core's internal interfaces between its concerns:
+ *   xpt     CCB dispatch, device table, scan, async events, event ring
+ *   queue   per-LUN pending/active queues, tags, depth control, aging, the
+ *           bus scheduler that picks what to issue next
+ *   nego    per-target user/goal/current agreements and SDTR/WDTR/PPR
+ *   recov   what to do with a finished command (retry, delay, fail) and the
+ *           timeout escalation ladder
+ *   engine  the phase-level state machine driving the chip back-end
+ * Everything here runs with the bus lock held.
+ */
+#ifndef PCAM_CORE_H
+#define PCAM_CORE_H
+
+#include "pcam/pcam.h"
+#include "pcam_util.h"
+
+/* ---- CCB private state (ccb->priv.state) ---- */
+enum {
+    PCAM_CS_FREE = 0,     /* not in the core */
+    PCAM_CS_PENDING,      /* on a LUN's pending queue */
+    PCAM_CS_ACTIVE,       /* issued: selecting, connected or disconnected */
+    PCAM_CS_MGMT,         /* on the bus management queue */
+    PCAM_CS_DONE          /* on done_q, callback not yet run */
+};
+/* ccb->priv.flags */
+enum {
+    PCAM_CF_SENSE = 1u << 0,      /* running its autosense REQUEST SENSE */
+    PCAM_CF_DISCONNECTED = 1u << 1,
+    PCAM_CF_TIMED_OUT = 1u << 2,
+    PCAM_CF_ABORT = 1u << 3,      /* abort requested: send ABORT TASK at next connection */
+    PCAM_CF_NEGO = 1u << 4,       /* carried a negotiation message on selection */
+    PCAM_CF_PARITY = 1u << 5,     /* a parity error hit this command */
+    PCAM_CF_WIRE_UNTAGGED = 1u << 6 /* the target rejected its tag: it runs untagged on the wire */
+};
+#define PCAM_CCB_MAGIC 0x5CA5u
+
+/* ---- target flags (pcam_target.flags) ---- */
+enum {
+    PCAM_TGTF_PRESENT = 1u << 0,
+    PCAM_TGTF_NO_TAGS = 1u << 1,  /* the target rejected a tag message */
+    PCAM_TGTF_BLOCKED = 1u << 2   /* recovery in progress: issue nothing */
+};
+/* ---- LUN flags (pcam_lun.flags) ---- */
+enum {
+    PCAM_LUNF_PRESENT = 1u << 0,
+    PCAM_LUNF_TAGGED = 1u << 1    /* INQUIRY said CmdQue */
+};
+
+/* ---- lookups ---- */
+static inline pcam_lun *pcam_core_lun(pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    if (target >= PCAM_MAX_TARGETS || lun >= bus->cfg.luns_per_target)
+        return NULL;
+    size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
+    return i < bus->nluns ? &bus->luns[i] : NULL;
+}
+static inline uint64_t pcam_core_now(const pcam_bus *bus)
+{
+    return bus->plat.now_ns(bus->plat.ctx);
+}
+#define PCAM_MS(ms) ((uint64_t)(ms) * 1000000u)
+
+/* ---- intrusive queues (core/xpt/ccbq.c) ---- */
+void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb);
+void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb);
+void pcam_ccbq_remove(pcam_ccb_queue *q, pcam_ccb *ccb);
+pcam_ccb *pcam_ccbq_pop_head(pcam_ccb_queue *q);
+
+/* ---- xpt: events, async, completion (core/xpt) ---- */
+void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg);
+void pcam_core_async(pcam_bus *bus, uint32_t code, uint8_t target, uint8_t lun);
+void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const char *b);
+/* Finish a CCB: set its status and queue it for its callback. The
+ * callbacks run when the core unwinds (never re-entering a half-updated
+ * engine), each exactly once. */
+void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
+void pcam_core_run_completions(pcam_bus *bus);
+
+/* ---- queue (core/queue) ---- */
+void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun);
+/* A new SCSI I/O: onto the LUN's pending queue (HEAD OF QUEUE at the front). */
+void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb);
+/* The scheduler: the next CCB to issue, or NULL. Applies depth, tag
+ * exclusivity, freezes, holds, per-LUN and per-bus aging; on return the CCB
+ * is on its LUN's active queue with priv.tag / priv.tag_msg chosen
+ * (tag_msg 0 = untagged). */
+pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now);
+/* An issued CCB goes back to the front of its pending queue, tag freed, as if
+ * never issued (lost arbitration, QUEUE FULL, bystander of a reset); no
+ * retry is spent. */
+void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb);
+/* An issued CCB leaves the active queue for good; `good` feeds the depth ramp. */
+void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good);
+/* QUEUE FULL on `ccb`: the depth drops to what the target held (floor
+ * applies), `ccb` is requeued at the front. Returns the new depth. */
+uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb);
+/* Find the active CCB for a reselection: tag < 0 means the untagged one. */
+pcam_ccb *pcam_q_find(pcam_lun *lun, int tag);
+/* Earliest time a held LUN becomes issuable again, UINT64_MAX if none. */
+uint64_t pcam_q_next_hold(const pcam_bus *bus);
+const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun);
+
+/* ---- nego (core/nego) ---- */
+void pcam_nego_init(pcam_bus *bus, uint8_t target);
+/* Bus reset, UNIT ATTENTION, BDR: back to asynchronous narrow on both ends,
+ * renegotiate on the next command. */
+void pcam_nego_invalidate(pcam_bus *bus, uint8_t target);
+/* Should the next selection of `target` carry a negotiation message? */
+bool pcam_nego_wanted(const pcam_bus *bus, uint8_t target);
+/* Write the negotiation message to send (PPR, WDTR or SDTR) into buf; marks
+ * it in flight. Returns bytes written, 0 for none, negative on error. */
+int pcam_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap);
+/* A complete extended message (SDTR/WDTR/PPR bytes, starting 0x01) from
+ * the target. Returns bytes of reply written to `reply` (our answer to a
+ * target-initiated request, or our next message in the WDTR-then-SDTR
+ * sequence), 0 when nothing is to be sent, or -1 when the engine must send
+ * MESSAGE REJECT. */
+int pcam_nego_msg_in(pcam_bus *bus, uint8_t target, const uint8_t *msg, size_t len,
+                     uint8_t *reply, size_t cap);
+/* Our in-flight negotiation message was answered with MESSAGE REJECT. */
+void pcam_nego_rejected(pcam_bus *bus, uint8_t target);
+/* The target left MESSAGE OUT without answering our negotiation. */
+void pcam_nego_no_answer(pcam_bus *bus, uint8_t target);
+/* A parity (or CRC) error on this target: count it, step down when due. */
+void pcam_nego_parity(pcam_bus *bus, uint8_t target);
+/* PCAM_FN_SET_TRAN / PCAM_FN_GET_TRAN. */
+void pcam_nego_set_user(pcam_bus *bus, uint8_t target, const pcam_xfer_settings *s);
+void pcam_nego_get(const pcam_bus *bus, uint8_t target, pcam_tran_type type, pcam_xfer_settings *out);
+/* The negotiation message pcam_nego_start wrote never reached the target
+ * (lost arbitration, selection timeout, target left MESSAGE OUT early for
+ * another reason): forget it was in flight, keep it wanted. */
+void pcam_nego_cancel(pcam_bus *bus, uint8_t target);
+/* Is a negotiation message of ours in flight (awaiting the target's answer)? */
+bool pcam_nego_in_flight(const pcam_bus *bus, uint8_t target);
+
+/* ---- recov (core/recov) ---- */
+typedef enum pcam_recov_action {
+    PCAM_RA_COMPLETE,      /* finish with the status already set */
+    PCAM_RA_RETRY,         /* requeue, one retry spent */
+    PCAM_RA_RETRY_DELAY,   /* requeue after *delay_ms, one retry spent */
+    PCAM_RA_QUEUE_FULL,    /* lower the depth and requeue, no retry spent */
+    PCAM_RA_REQUEUE        /* requeue after *delay_ms (may be 0), no retry spent */
+} pcam_recov_action;
+/* Decide what to do with a SCSI I/O whose status phase has passed (and
+ * whose autosense, if any, is in). Sets ccb->status for PCAM_RA_COMPLETE.
+ * Triggers renegotiation on UNIT ATTENTION for power-on/reset. */
+pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms);
+/* A transport failure (parity, unexpected bus free, illegal phase...): retry
+ * within the budget, else complete with `status`. */
+pcam_recov_action pcam_recov_transport(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
+
+/* ---- scan (core/xpt/scan.c) ---- */
+void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb);
+
+/* ---- engine (core/engine) ---- */
+/* PCAM_FN_ABORT, PCAM_FN_RESET_BUS, shutdown. */
+void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb);
+void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb);
+void pcam_engine_shutdown(pcam_bus *bus);
+void pcam_engine_init(pcam_bus *bus);
+/* Start the next bus action if the bus is idle. */
+void pcam_engine_kick(pcam_bus *bus);
+/* Process every chip event pending. Returns true if any. */
+bool pcam_engine_events(pcam_bus *bus);
+/* Timers: command deadlines, recovery steps. */
+void pcam_engine_tick(pcam_bus *bus, uint64_t now);
+uint64_t pcam_engine_next_deadline(const pcam_bus *bus);
+
+#endif /* PCAM_CORE_H */

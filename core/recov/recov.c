@@ -1,0 +1,131 @@
+/*
+ * What to do with a SCSI I/O once its status (and autosense) is in: the
+ * retry policy. Transient conditions are retried within the CCB's budget;
+ * media and request errors fail at once, so a bad block never causes a retry
+ * storm. The timeout escalation ladder lives with the engine, which owns the
+ * bus actions it needs.
+ */
+#include "pcam_core.h"
+#include "pcam/pcam_sense.h"
+
+/* SCSI status codes (SAM). */
+enum {
+    ST_GOOD = 0x00,
+    ST_CHECK = 0x02,
+    ST_CONDITION_MET = 0x04,
+    ST_BUSY = 0x08,
+    ST_RESERVATION_CONFLICT = 0x18,
+    ST_TASK_SET_FULL = 0x28,
+    ST_ACA_ACTIVE = 0x30,
+    ST_TASK_ABORTED = 0x40
+};
+
+#define NOT_READY_POLL_MS 250u
+
+static bool can_retry(const pcam_ccb *ccb)
+{
+    return (ccb->flags & PCAM_CCB_NO_RECOVERY) == 0 && ccb->priv.retries_left > 0;
+}
+
+static pcam_recov_action retry(pcam_bus *bus, pcam_ccb *ccb)
+{
+    ccb->priv.retries_left--;
+    bus->targets[ccb->target].counters.retries++;
+    return PCAM_RA_RETRY;
+}
+
+static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
+{
+    uint32_t base = PCAM_SCSI_STATUS_ERROR;
+    pcam_sense s;
+    const pcam_scsiio *io = &ccb->u.io;
+    uint32_t got = (uint32_t)io->sense_len - io->sense_resid;
+
+    bus->targets[ccb->target].counters.check_conditions++;
+    if ((ccb->status & PCAM_AUTOSNS_VALID) == 0) {
+        /* Autosense off, or REQUEST SENSE itself failed. */
+        if ((ccb->flags & PCAM_CCB_DIS_AUTOSENSE) == 0 && io->sense_len != 0)
+            base = PCAM_AUTOSENSE_FAIL;
+        ccb->status = base;
+        return PCAM_RA_COMPLETE;
+    }
+    ccb->status = base | PCAM_AUTOSNS_VALID;
+    if (pcam_sense_decode(io->sense, got, &s) != PCAM_OK || !s.key_valid)
+        return PCAM_RA_COMPLETE;
+    pcam_core_event(bus, PCAM_EV_CHECK_COND, ccb->target, ccb->lun,
+                    ((uint32_t)s.key << 16) | ((uint32_t)s.asc << 8) | s.ascq);
+    switch (s.key) {
+    case PCAM_SK_UNIT_ATTENTION:
+        /* Power on, reset or BDR: the target forgot the agreement too. */
+        if (s.asc_valid && s.asc == 0x29)
+            pcam_nego_invalidate(bus, ccb->target);
+        pcam_core_async(bus, PCAM_AC_UNIT_ATTENTION, ccb->target, ccb->lun);
+        return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
+    case PCAM_SK_NOT_READY: {
+        /* "Becoming ready" and "not reportable" clear by themselves: poll, bounded by time, not by the retry count. */
+        bool transient = s.asc_valid && s.asc == 0x04 && (s.ascq == 0x01 || s.ascq == 0x00);
+        uint64_t waited = pcam_core_now(bus) - ccb->priv.queued_ns;
+        if (transient && (ccb->flags & PCAM_CCB_NO_RECOVERY) == 0 &&
+            waited < PCAM_MS(bus->cfg.not_ready_wait_ms)) {
+            *delay_ms = NOT_READY_POLL_MS;
+            return PCAM_RA_REQUEUE;
+        }
+        return PCAM_RA_COMPLETE;
+    }
+    case PCAM_SK_ABORTED_COMMAND:
+        return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
+    case PCAM_SK_NO_SENSE:
+    case PCAM_SK_RECOVERED_ERROR:
+        /* The command did its work; report the sense but no failure. */
+        ccb->status = PCAM_REQ_CMP | PCAM_AUTOSNS_VALID;
+        return PCAM_RA_COMPLETE;
+    default:
+        /* MEDIUM ERROR, HARDWARE ERROR, ILLEGAL REQUEST, DATA PROTECT...:
+         * retrying cannot help and would hammer a failing block. */
+        return PCAM_RA_COMPLETE;
+    }
+}
+
+pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
+{
+    pcam_target *tgt = &bus->targets[ccb->target];
+    *delay_ms = 0;
+    switch (ccb->u.io.scsi_status) {
+    case ST_GOOD:
+    case ST_CONDITION_MET:
+        ccb->status = PCAM_REQ_CMP;
+        return PCAM_RA_COMPLETE;
+    case ST_CHECK:
+        return check_condition(bus, ccb, delay_ms);
+    case ST_BUSY:
+        tgt->counters.busy++;
+        ccb->status = PCAM_SCSI_STATUS_ERROR;
+        if (!can_retry(ccb))
+            return PCAM_RA_COMPLETE;
+        *delay_ms = bus->cfg.busy_delay_ms;
+        ccb->priv.retries_left--;
+        tgt->counters.retries++;
+        return PCAM_RA_RETRY_DELAY;
+    case ST_TASK_SET_FULL:
+        ccb->status = PCAM_SCSI_STATUS_ERROR;
+        if ((ccb->flags & PCAM_CCB_NO_RECOVERY) != 0)
+            return PCAM_RA_COMPLETE;
+        return PCAM_RA_QUEUE_FULL;
+    case ST_ACA_ACTIVE:
+    case ST_TASK_ABORTED:
+        ccb->status = PCAM_SCSI_STATUS_ERROR;
+        return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
+    case ST_RESERVATION_CONFLICT:
+    default:
+        ccb->status = PCAM_SCSI_STATUS_ERROR;
+        return PCAM_RA_COMPLETE;
+    }
+}
+
+pcam_recov_action pcam_recov_transport(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
+{
+    ccb->status = status;
+    if (can_retry(ccb))
+        return retry(bus, ccb);
+    return PCAM_RA_COMPLETE;
+}

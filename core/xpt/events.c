@@ -1,0 +1,65 @@
+/* Event ring, async event delivery, logging and per-bus counters access. */
+#include "pcam_core.h"
+
+void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg)
+{
+    pcam_event *e = &bus->ring[bus->ring_head];
+    e->time_ns = pcam_core_now(bus);
+    e->code = code;
+    e->target = target;
+    e->lun = lun;
+    e->arg = arg;
+    bus->ring_head = (uint16_t)((bus->ring_head + 1u) % PCAM_EVENT_RING);
+    if (bus->ring_count < PCAM_EVENT_RING)
+        bus->ring_count++;
+    else
+        bus->ring_dropped++; /* the oldest entry was overwritten */
+}
+
+size_t pcam_bus_read_events(pcam_bus *bus, pcam_event *out, size_t max)
+{
+    size_t n = 0;
+    if (bus == NULL || out == NULL)
+        return 0;
+    while (n < max && bus->ring_count > 0) {
+        unsigned oldest = (bus->ring_head + PCAM_EVENT_RING - bus->ring_count) % PCAM_EVENT_RING;
+        out[n++] = bus->ring[oldest];
+        bus->ring_count--;
+    }
+    return n;
+}
+
+void pcam_core_async(pcam_bus *bus, uint32_t code, uint8_t target, uint8_t lun)
+{
+    for (unsigned i = 0; i < PCAM_ASYNC_SLOTS; i++) {
+        const pcam_async_slot *s = &bus->async[i];
+        if (s->cb != NULL && (s->events & code) != 0)
+            s->cb(s->arg, code, target, lun);
+    }
+}
+
+void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const char *b)
+{
+    char line[160];
+    pcam_strbuf sb;
+    if (bus->plat.log == NULL)
+        return;
+    pcam_sb_init(&sb, line, sizeof line);
+    pcam_sb_puts(&sb, "pcam: ");
+    pcam_sb_puts(&sb, a);
+    if (b != NULL) {
+        pcam_sb_puts(&sb, ": ");
+        pcam_sb_puts(&sb, b);
+    }
+    bus->plat.log(bus->plat.ctx, level, line);
+}
+
+pcam_err pcam_bus_get_counters(const pcam_bus *bus, uint8_t target, pcam_counters *out)
+{
+    if (bus == NULL || out == NULL)
+        return PCAM_ERR_NULL;
+    if (target >= PCAM_MAX_TARGETS)
+        return PCAM_ERR_RANGE;
+    *out = bus->targets[target].counters;
+    return PCAM_OK;
+}

@@ -1,0 +1,429 @@
+/*
+ * CCB dispatch: bus bring-up, the entry points a shim calls, validation of
+ * every request, and exactly-once completion delivery.
+ */
+#include "pcam_core.h"
+#include "pcam/pcam_cdb.h"
+
+void pcam_bus_config_defaults(pcam_bus_config *cfg)
+{
+    if (cfg == NULL)
+        return;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->luns_per_target = 8;
+    cfg->default_timeout_ms = 10000;
+    cfg->default_retries = 4;
+    cfg->tag_depth = 32;
+    cfg->tag_depth_max = 64;
+    cfg->tag_depth_floor = 2;
+    cfg->qfull_ramp_successes = 128;
+    cfg->age_count = 64;
+    cfg->age_ms = 1000;
+    cfg->bus_starve_ms = 500;
+    cfg->busy_delay_ms = 100;
+    cfg->not_ready_wait_ms = 30000;
+    cfg->abort_timeout_ms = 2000;
+    cfg->reset_settle_ms = 2000;
+    cfg->parity_stepdown = 2;
+    cfg->scan_report_luns = true;
+    cfg->aging_enabled = true;
+    cfg->polled = false;
+}
+
+pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
+                       const pcam_platform *plat, pcam_lun *luns, size_t nluns)
+{
+    if (bus == NULL || hal == NULL || hal->ops == NULL || plat == NULL || plat->now_ns == NULL ||
+        luns == NULL)
+        return PCAM_ERR_NULL;
+    const pcam_hal_ops *o = hal->ops;
+    if (o->get_caps == NULL || o->reset_chip == NULL || o->reset_bus == NULL || o->select == NULL ||
+        o->transfer == NULL || o->msg_out == NULL || o->msg_in == NULL || o->msg_accept == NULL ||
+        o->set_atn == NULL || o->set_xfer == NULL || o->poll == NULL)
+        return PCAM_ERR_NULL;
+    memset(bus, 0, sizeof *bus);
+    if (cfg != NULL)
+        bus->cfg = *cfg;
+    else
+        pcam_bus_config_defaults(&bus->cfg);
+    bus->hal = *hal;
+    bus->plat = *plat;
+    o->get_caps(hal->sc, &bus->caps);
+
+    const pcam_bus_config *c = &bus->cfg;
+    if (bus->caps.max_targets != 8 && bus->caps.max_targets != 16)
+        return PCAM_ERR_RANGE;
+    if (bus->caps.initiator_id >= bus->caps.max_targets)
+        return PCAM_ERR_RANGE;
+    if (c->luns_per_target == 0 || c->luns_per_target > PCAM_MAX_LUNS)
+        return PCAM_ERR_RANGE;
+    if (nluns < PCAM_BUS_LUNS(bus->caps.max_targets, c->luns_per_target))
+        return PCAM_ERR_RANGE;
+    if (c->tag_depth == 0 || c->tag_depth_floor == 0 || c->tag_depth_floor > c->tag_depth ||
+        c->tag_depth > c->tag_depth_max || c->tag_depth_max > PCAM_TAGS - 1)
+        return PCAM_ERR_RANGE;
+    if (c->default_timeout_ms == 0)
+        return PCAM_ERR_RANGE;
+
+    bus->luns = luns;
+    bus->nluns = PCAM_BUS_LUNS(bus->caps.max_targets, c->luns_per_target);
+    memset(luns, 0, bus->nluns * sizeof *luns);
+    for (size_t i = 0; i < bus->nluns; i++)
+        pcam_q_lun_init(bus, &luns[i]);
+    for (uint8_t t = 0; t < bus->caps.max_targets; t++)
+        pcam_nego_init(bus, t);
+    bus->conn_target = 0xFF;
+    pcam_engine_init(bus);
+    return PCAM_OK;
+}
+
+/* ---- completion ---- */
+
+void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
+{
+    ccb->status = status;
+    ccb->priv.state = PCAM_CS_DONE;
+    pcam_ccbq_push_tail(&bus->done_q, ccb);
+}
+
+void pcam_core_run_completions(pcam_bus *bus)
+{
+    pcam_ccb *ccb;
+    while ((ccb = pcam_ccbq_pop_head(&bus->done_q)) != NULL) {
+        ccb->priv.state = PCAM_CS_FREE;
+        ccb->priv.magic = 0;
+        /* The callback may resubmit this very CCB, so nothing touches it after. */
+        ccb->done(ccb);
+    }
+}
+
+/* Every public entry point runs inside enter/leave: callbacks are delivered
+ * only at the outermost level, when the engine is consistent, and a callback
+ * that calls pcam_action() just queues more work for the same drain loop. */
+static bool enter(pcam_bus *bus)
+{
+    bool outer = !bus->in_core;
+    bus->in_core = true;
+    return outer;
+}
+
+static void leave(pcam_bus *bus, bool outer)
+{
+    if (!outer)
+        return;
+    for (;;) {
+        pcam_engine_kick(bus);
+        if (bus->done_q.head == NULL)
+            break;
+        pcam_core_run_completions(bus);
+    }
+    bus->in_core = false;
+}
+
+/* ---- request validation ---- */
+
+static uint32_t check_path(const pcam_bus *bus, const pcam_ccb *ccb)
+{
+    if (ccb->target >= bus->caps.max_targets || ccb->target == bus->caps.initiator_id ||
+        ccb->lun >= bus->cfg.luns_per_target)
+        return PCAM_PATH_INVALID;
+    return PCAM_REQ_CMP;
+}
+
+static uint32_t sg_total(const pcam_scsiio *io, uint32_t *total)
+{
+    uint64_t sum = 0;
+    for (uint16_t i = 0; i < io->sg_count; i++) {
+        if (io->sg[i].addr == NULL && io->sg[i].len != 0)
+            return PCAM_REQ_INVALID;
+        sum += io->sg[i].len;
+    }
+    if (sum > UINT32_MAX)
+        return PCAM_REQ_TOO_BIG;
+    *total = (uint32_t)sum;
+    return PCAM_REQ_CMP;
+}
+
+static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
+{
+    const pcam_scsiio *io = &ccb->u.io;
+    uint32_t st = check_path(bus, ccb);
+    if (st != PCAM_REQ_CMP)
+        return st;
+    if (io->cdb_len == 0 || io->cdb_len > PCAM_CDB_BYTES)
+        return PCAM_REQ_INVALID;
+    /* The CDB length must agree with the opcode group. */
+    if (pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
+        return PCAM_REQ_INVALID;
+    if (io->dir > PCAM_DIR_OUT)
+        return PCAM_REQ_INVALID;
+    if (io->dir == PCAM_DIR_NONE) {
+        if (io->data_len != 0)
+            return PCAM_REQ_INVALID;
+    } else {
+        if (io->data_len == 0)
+            return PCAM_REQ_INVALID;
+        if (io->sg_count == 0) {
+            if (io->data == NULL)
+                return PCAM_REQ_INVALID;
+            if ((((uintptr_t)io->data) & bus->caps.align_mask) != 0)
+                return PCAM_REQ_INVALID;
+        } else {
+            uint32_t total = 0;
+            if (io->sg == NULL)
+                return PCAM_REQ_INVALID;
+            if (bus->caps.max_sg != 0 && io->sg_count > bus->caps.max_sg)
+                return PCAM_REQ_TOO_BIG;
+            st = sg_total(io, &total);
+            if (st != PCAM_REQ_CMP)
+                return st;
+            if (total < io->data_len)
+                return PCAM_REQ_INVALID;
+        }
+        if (bus->caps.max_xfer != 0 && io->data_len > bus->caps.max_xfer)
+            return PCAM_REQ_TOO_BIG;
+    }
+    if (io->sense_len != 0 && io->sense == NULL)
+        return PCAM_REQ_INVALID;
+    if ((ccb->flags & PCAM_CCB_TAGGED) != 0 && io->tag_action != PCAM_TAG_SIMPLE &&
+        io->tag_action != PCAM_TAG_HEAD_OF_QUEUE && io->tag_action != PCAM_TAG_ORDERED)
+        return PCAM_REQ_INVALID;
+    return PCAM_REQ_CMP;
+}
+
+/* ---- functions that finish at once ---- */
+
+static void path_inquiry(const pcam_bus *bus, pcam_ccb *ccb)
+{
+    pcam_pathinq *pi = &ccb->u.pathinq;
+    const pcam_hal_caps *c = &bus->caps;
+    memset(pi, 0, sizeof *pi);
+    const char *name = c->name != NULL ? c->name : "unknown";
+    size_t i = 0;
+    for (; name[i] != '\0' && i + 1 < sizeof pi->chip_name; i++)
+        pi->chip_name[i] = name[i];
+    pi->chip_name[i] = '\0';
+    pi->hal_flags = c->flags;
+    pi->initiator_id = c->initiator_id;
+    pi->max_target = (uint8_t)(c->max_targets - 1);
+    pi->max_lun = (uint8_t)(bus->cfg.luns_per_target - 1);
+    pi->min_period = c->min_period;
+    pi->max_offset = c->max_offset;
+    pi->max_sg = c->max_sg;
+    pi->max_xfer = c->max_xfer;
+    pi->align_mask = c->align_mask;
+    pi->residuals = true;
+}
+
+static uint32_t get_dev(pcam_bus *bus, pcam_ccb *ccb)
+{
+    const pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+    pcam_dev *d = &ccb->u.dev;
+    memset(d, 0, sizeof *d);
+    if (l == NULL)
+        return PCAM_PATH_INVALID;
+    d->present = (l->flags & PCAM_LUNF_PRESENT) != 0;
+    d->qualifier = l->qualifier;
+    d->type = l->type;
+    d->inquiry_len = l->inquiry_len;
+    memcpy(d->inquiry, l->inquiry, l->inquiry_len);
+    return d->present ? PCAM_REQ_CMP : PCAM_DEV_NOT_THERE;
+}
+
+static uint32_t set_async(pcam_bus *bus, const pcam_ccb *ccb)
+{
+    const pcam_async *a = &ccb->u.async;
+    pcam_async_slot *free_slot = NULL;
+    for (unsigned i = 0; i < PCAM_ASYNC_SLOTS; i++) {
+        pcam_async_slot *s = &bus->async[i];
+        if (s->cb != NULL && s->arg == a->arg && (a->cb == NULL || s->cb == a->cb)) {
+            if (a->cb == NULL) {
+                memset(s, 0, sizeof *s);
+                return PCAM_REQ_CMP;
+            }
+            s->events = a->events; /* re-registration updates the mask */
+            return PCAM_REQ_CMP;
+        }
+        if (s->cb == NULL && free_slot == NULL)
+            free_slot = s;
+    }
+    if (a->cb == NULL)
+        return PCAM_REQ_INVALID;
+    if (free_slot == NULL)
+        return PCAM_RESRC_UNAVAIL;
+    free_slot->events = a->events;
+    free_slot->cb = a->cb;
+    free_slot->arg = a->arg;
+    return PCAM_REQ_CMP;
+}
+
+static uint32_t release_queue(pcam_bus *bus, pcam_ccb *ccb)
+{
+    pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+    if (l == NULL)
+        return PCAM_PATH_INVALID;
+    uint32_t n = ccb->u.relq.count;
+    if (n == 0 || n > l->freeze)
+        l->freeze = 0;
+    else
+        l->freeze = (uint16_t)(l->freeze - n);
+    uint32_t open = ccb->u.relq.openings;
+    if (open != 0) {
+        if (open > bus->cfg.tag_depth_max)
+            return PCAM_REQ_INVALID;
+        l->depth = (uint16_t)open;
+        l->ramp = 0;
+    }
+    return PCAM_REQ_CMP;
+}
+
+static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
+{
+    uint32_t st;
+    switch (ccb->func) {
+    case PCAM_FN_NOOP:
+        pcam_core_complete(bus, ccb, PCAM_REQ_CMP);
+        return;
+    case PCAM_FN_SCSI_IO: {
+        st = check_scsiio(bus, ccb);
+        if (st != PCAM_REQ_CMP) {
+            pcam_core_complete(bus, ccb, st);
+            return;
+        }
+        pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+        ccb->u.io.scsi_status = 0;
+        ccb->u.io.resid = ccb->u.io.data_len;
+        ccb->u.io.sense_resid = ccb->u.io.sense_len;
+        ccb->priv.retries_left = ccb->u.io.retries;
+        pcam_q_submit(bus, l, ccb);
+        return;
+    }
+    case PCAM_FN_PATH_INQ:
+        path_inquiry(bus, ccb);
+        pcam_core_complete(bus, ccb, PCAM_REQ_CMP);
+        return;
+    case PCAM_FN_GET_TRAN:
+    case PCAM_FN_SET_TRAN:
+        if (ccb->target >= bus->caps.max_targets || ccb->target == bus->caps.initiator_id) {
+            pcam_core_complete(bus, ccb, PCAM_PATH_INVALID);
+            return;
+        }
+        if (ccb->func == PCAM_FN_SET_TRAN)
+            pcam_nego_set_user(bus, ccb->target, &ccb->u.tran.settings);
+        else if (ccb->u.tran.type > PCAM_TRAN_CURRENT) {
+            pcam_core_complete(bus, ccb, PCAM_REQ_INVALID);
+            return;
+        }
+        else
+            pcam_nego_get(bus, ccb->target, ccb->u.tran.type, &ccb->u.tran.settings);
+        pcam_core_complete(bus, ccb, PCAM_REQ_CMP);
+        return;
+    case PCAM_FN_GET_DEV:
+        pcam_core_complete(bus, ccb, get_dev(bus, ccb));
+        return;
+    case PCAM_FN_SET_ASYNC:
+        pcam_core_complete(bus, ccb, set_async(bus, ccb));
+        return;
+    case PCAM_FN_REL_QUEUE:
+        pcam_core_complete(bus, ccb, release_queue(bus, ccb));
+        return;
+    case PCAM_FN_SCAN_BUS:
+    case PCAM_FN_SCAN_LUN:
+        if (ccb->func == PCAM_FN_SCAN_LUN && check_path(bus, ccb) != PCAM_REQ_CMP) {
+            pcam_core_complete(bus, ccb, PCAM_PATH_INVALID);
+            return;
+        }
+        pcam_scan_start(bus, ccb);
+        return;
+    case PCAM_FN_ABORT:
+        pcam_engine_abort(bus, ccb);
+        return;
+    case PCAM_FN_RESET_DEV:
+        if (check_path(bus, ccb) != PCAM_REQ_CMP) {
+            pcam_core_complete(bus, ccb, PCAM_PATH_INVALID);
+            return;
+        }
+        ccb->priv.state = PCAM_CS_MGMT;
+        pcam_ccbq_push_tail(&bus->mgmt, ccb);
+        return;
+    case PCAM_FN_RESET_BUS:
+        pcam_engine_reset_bus(bus, ccb);
+        return;
+    default:
+        pcam_core_complete(bus, ccb, PCAM_FUNC_NOTAVAIL);
+        return;
+    }
+}
+
+void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
+{
+    if (bus == NULL || ccb == NULL)
+        return; /* nothing to complete through: the only case with no callback */
+    if (ccb->done == NULL)
+        return;
+    /* A CCB the core still owns must not come in again: completing it now
+     * would complete it twice, so it is dropped loudly instead. */
+    if (ccb->priv.magic == PCAM_CCB_MAGIC && ccb->priv.state != PCAM_CS_FREE) {
+        pcam_core_log(bus, PCAM_LOG_ERROR, "CCB submitted while still in the core", NULL);
+        return;
+    }
+    bool outer = enter(bus);
+    memset(&ccb->priv, 0, sizeof ccb->priv);
+    ccb->priv.magic = PCAM_CCB_MAGIC;
+    ccb->priv.queued_ns = pcam_core_now(bus);
+    ccb->status = PCAM_REQ_INPROG;
+    if (bus->shut_down)
+        pcam_core_complete(bus, ccb, PCAM_NO_HBA);
+    else
+        dispatch(bus, ccb);
+    leave(bus, outer);
+}
+
+void pcam_bus_intr(pcam_bus *bus)
+{
+    bool outer = enter(bus);
+    pcam_engine_events(bus);
+    leave(bus, outer);
+}
+
+void pcam_bus_tick(pcam_bus *bus)
+{
+    bool outer = enter(bus);
+    pcam_engine_tick(bus, pcam_core_now(bus));
+    leave(bus, outer);
+}
+
+bool pcam_bus_poll(pcam_bus *bus)
+{
+    bool outer = enter(bus);
+    bool did = pcam_engine_events(bus);
+    uint64_t now = pcam_core_now(bus);
+    if (pcam_engine_next_deadline(bus) <= now) {
+        pcam_engine_tick(bus, now);
+        did = true;
+    }
+    bool had_done = bus->done_q.head != NULL;
+    leave(bus, outer);
+    return did || had_done;
+}
+
+uint64_t pcam_bus_next_deadline(const pcam_bus *bus)
+{
+    return pcam_engine_next_deadline(bus);
+}
+
+void pcam_bus_shutdown(pcam_bus *bus)
+{
+    bool outer = enter(bus);
+    bus->shut_down = true;
+    pcam_engine_shutdown(bus);
+    leave(bus, outer);
+}
+
+uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    if (bus == NULL || target >= PCAM_MAX_TARGETS || lun >= bus->cfg.luns_per_target)
+        return 0;
+    size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
+    return i < bus->nluns ? bus->luns[i].depth : 0;
+}

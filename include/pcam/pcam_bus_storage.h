@@ -1,0 +1,151 @@
+/**
+ * @file pcam_bus_storage.h
+ * @brief Storage types the embedder allocates for a bus.
+ *
+ * These structures are complete so an embedder can place them statically
+ * (no allocation anywhere in pcam), but their fields are the core's private
+ * state: read nothing here directly, use the getters in pcam.h. Included by
+ * pcam.h; do not include it on its own.
+ */
+#ifndef PCAM_BUS_STORAGE_H
+#define PCAM_BUS_STORAGE_H
+
+/** Length of the event ring kept per bus. */
+#define PCAM_EVENT_RING 64
+/** Most async registrations per bus. */
+#define PCAM_ASYNC_SLOTS 4
+/** Tags per LUN (the SPI tag message carries 8 bits). */
+#define PCAM_TAGS 256
+/** Longest message-out the engine composes (IDENTIFY, tag, PPR, slack). */
+#define PCAM_MSGOUT_BYTES 16
+/** Longest message-in the engine collects (extended messages are at most 8 here). */
+#define PCAM_MSGIN_BYTES 16
+
+/** Length of the LUN array for pcam_bus_init(): targets x LUNs per target. */
+#define PCAM_BUS_LUNS(max_targets, luns_per_target) ((size_t)(max_targets) * (size_t)(luns_per_target))
+
+/** A doubly linked CCB queue (private). */
+typedef struct pcam_ccb_queue {
+    struct pcam_ccb *head; /**< First (oldest) CCB. */
+    struct pcam_ccb *tail; /**< Last CCB. */
+    uint32_t count;        /**< CCBs linked. */
+} pcam_ccb_queue;
+
+/** Per-LUN state (private). */
+typedef struct pcam_lun {
+    pcam_ccb_queue pending;   /**< Submitted, not yet issued. */
+    pcam_ccb_queue active;    /**< Issued: connected or disconnected. */
+    uint32_t tags_in_use[PCAM_TAGS / 32]; /**< Tag allocator bitmap. */
+    uint64_t hold_until_ns;   /**< Issue nothing before this (BUSY, NOT READY delay). */
+    uint32_t next_seq;        /**< Submission sequence counter. */
+    uint32_t issue_count;     /**< Commands issued so far (per-LUN aging by count). */
+    uint32_t age_fence;       /**< Issue number of the latest ORDERED command sent (commands issued up to it are fenced). */
+    uint16_t depth;           /**< Current openings. */
+    uint16_t ramp;            /**< Successes at the current depth. */
+    uint16_t active_untagged; /**< Untagged commands active (0 or 1). */
+    uint16_t freeze;          /**< Freeze count; nothing issues while nonzero. */
+    uint8_t next_tag;         /**< Where the tag allocator looks first. */
+    uint8_t flags;            /**< PCAM_LUNF_* (present, probed...). */
+    uint8_t qualifier;        /**< From INQUIRY. */
+    uint8_t type;             /**< From INQUIRY. */
+    uint8_t inquiry[PCAM_INQ_BYTES]; /**< Standard INQUIRY data. */
+    uint8_t inquiry_len;      /**< Valid bytes in inquiry. */
+} pcam_lun;
+
+/** Per-target negotiation state (private). */
+typedef struct pcam_nego {
+    pcam_xfer_settings user;    /**< User limits. */
+    pcam_xfer_settings goal;    /**< Negotiating towards. */
+    pcam_xfer_settings current; /**< In force. */
+    pcam_hal_xfer_params sent;  /**< What our message in flight asked for. */
+    uint8_t state;              /**< Which message of ours is in flight, if any. */
+    uint8_t ladder;             /**< What the target rejected on the MESSAGE REJECT ladder. */
+    uint8_t parity_errors;      /**< Parity errors at the current speed. */
+    uint8_t flags;              /**< Private flags. */
+    uint8_t step_period;        /**< Parity step-down: fastest period factor still allowed (0 = none). */
+    uint8_t replied;            /**< Our last answer to a target-initiated request (0 = none). */
+} pcam_nego;
+
+/** Per-target state (private). */
+typedef struct pcam_target {
+    pcam_nego nego;          /**< Transfer agreement. */
+    pcam_counters counters;  /**< Statistics. */
+    uint16_t active;         /**< Commands active on this target. */
+    uint8_t flags;           /**< PCAM_TGTF_* (present, tags rejected...). */
+    uint8_t recovery;        /**< Recovery step pending for this target. */
+} pcam_target;
+
+/** Async registration slot (private). */
+typedef struct pcam_async_slot {
+    uint32_t events;   /**< Mask. */
+    pcam_async_fn cb;  /**< Callback. */
+    void *arg;         /**< Its argument. */
+} pcam_async_slot;
+
+/** A bus (private fields; allocate it, pass it, never read it). */
+typedef struct pcam_bus {
+    pcam_bus_config cfg;        /**< Settings. */
+    pcam_hal hal;               /**< Back-end. */
+    pcam_platform plat;         /**< Platform services. */
+    pcam_hal_caps caps;         /**< Chip capabilities. */
+    pcam_target targets[PCAM_MAX_TARGETS]; /**< Per target. */
+    pcam_lun *luns;             /**< Embedder's LUN array. */
+    size_t nluns;               /**< Its length. */
+    pcam_ccb_queue mgmt;        /**< Management CCBs waiting (scan, abort, resets). */
+    pcam_ccb_queue done_q;      /**< Completions to deliver once the engine is consistent. */
+    struct pcam_ccb *nexus;     /**< CCB connected or being selected. */
+    struct pcam_ccb *scan_ccb;  /**< The scan in progress. */
+    struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
+    uint8_t internal_buf[256];  /**< Its data buffer. */
+    uint64_t settle_until_ns;   /**< After a bus reset, issue nothing before this. */
+    uint64_t recovery_deadline_ns; /**< Deadline of the recovery step in progress. */
+    uint32_t seq;               /**< Bus-wide issue sequence. */
+    uint8_t state;              /**< Engine state. */
+    uint8_t conn_target;        /**< Connected target, or 0xFF. */
+    uint8_t conn_lun;           /**< Connected LUN. */
+    uint8_t rr_target;          /**< Scheduler round-robin cursor. */
+    uint8_t msgout[PCAM_MSGOUT_BYTES]; /**< Message-out being sent. */
+    uint8_t msgout_len;         /**< Its length. */
+    uint8_t msgin[PCAM_MSGIN_BYTES];   /**< Message-in being collected. */
+    uint8_t msgin_len;          /**< Its length. */
+    uint8_t status_byte;        /**< Status byte landing buffer. */
+    uint8_t engine_flags;       /**< Private engine flags. */
+    uint8_t action;             /**< Chip action in progress (one event owed). */
+    uint8_t expect_free;        /**< Why a bus free is expected next. */
+    uint8_t last_msgout;        /**< First byte of the last message we sent. */
+    uint8_t scratch_sg_pad;     /**< Padding. */
+    pcam_sg cmd_sg;             /**< Single-element list for COMMAND / STATUS / sense. */
+    struct pcam_ccb *sense_head;/**< CCBs waiting for their REQUEST SENSE (link2). */
+    struct pcam_ccb *reset_ccb; /**< The RESET_BUS CCB waiting for the reset event. */
+    struct pcam_ccb *recov_ccb; /**< The command a recovery step is working on. */
+    struct pcam_ccb *mgmt_ccb;  /**< The management CCB whose selection is on the bus. */
+    uint8_t recov_target;       /**< Target of the recovery step. */
+    uint8_t recov_lun;          /**< LUN of the recovery step. */
+    uint8_t sel_kind;           /**< What the selection on the bus is for (I/O, management, abort). */
+    uint8_t msg_tag_end;        /**< Message-out layout of the selection: end of IDENTIFY + tag. */
+    uint8_t msg_end;            /**< Message-out layout of the selection: total length. */
+    uint8_t xfer_kind;          /**< What the transfer in progress is for. */
+    uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
+    uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
+    pcam_sg data_sg;            /**< Single-element list for a flat buffer. */
+    uint64_t timer_ns;          /**< Next time the active commands' deadlines are scanned. */
+    struct pcam_ccb *abort_head;/**< CCBs waiting for an ABORT TASK selection (link2). */
+    uint8_t recovery;           /**< Bus-level recovery step in progress. */
+    uint8_t scan_target;        /**< Scan cursor. */
+    uint8_t scan_lun;           /**< Scan cursor. */
+    uint8_t scan_flags;         /**< Scan state. */
+    uint64_t scan_lunmask;      /**< LUNs to probe on the scan target. */
+    pcam_ccb_queue scan_q;      /**< Scan requests waiting for the one in progress. */
+    bool in_core;               /**< Re-entrancy guard for completions. */
+    bool shut_down;             /**< pcam_bus_shutdown() was called. */
+    pcam_async_slot async[PCAM_ASYNC_SLOTS]; /**< Async registrations. */
+    pcam_event ring[PCAM_EVENT_RING];        /**< Event ring. */
+    uint16_t ring_head;         /**< Next slot to write. */
+    uint16_t ring_count;        /**< Entries held. */
+    uint32_t ring_dropped;      /**< Entries overwritten unread. */
+    /* ---- queue scheduler state (core/queue; owned by the queue helper) ---- */
+    uint8_t q_rr_lun[PCAM_MAX_TARGETS]; /**< Per-target LUN round-robin cursor of the scheduler. */
+    uint8_t q_starving;         /**< Target of the per-bus starvation episode in progress, plus 1 (0 = none). */
+} pcam_bus;
+
+#endif /* PCAM_BUS_STORAGE_H */

@@ -1,0 +1,422 @@
+/*
+ * The bus scheduler (core/queue/sched.c): round-robin fairness, per-LUN
+ * aging (forced ORDERED tags) and per-bus aging (the starving low-priority
+ * target gets priority and higher-priority targets are throttled). The
+ * timelines are worked by hand from DESIGN.md ("Anti-starvation aging") and
+ * the settings in pcam.h; SPI arbitration priority is 7 highest ... 0, then
+ * 15 ... 8 lowest. Times are in ms on a fake clock.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcam_core.h"
+
+#define NT 16  /* wide bus, initiator at 7 */
+#define LPT 2
+#define NCCB 64
+
+typedef struct fx {
+    pcam_bus bus;
+    pcam_lun luns[NT * LPT];
+    pcam_ccb ccb[NCCB];
+} fx;
+
+static uint64_t clock_ns;
+static uint64_t fake_now(void *ctx)
+{
+    (void)ctx;
+    return clock_ns;
+}
+
+static void at_ms(uint64_t ms)
+{
+    clock_ns = PCAM_MS(ms);
+}
+
+static int setup(void **state)
+{
+    fx *f = calloc(1, sizeof *f);
+    assert_non_null(f);
+    clock_ns = 0;
+    pcam_bus_config *c = &f->bus.cfg;
+    /* pcam.h's documented defaults, by hand. */
+    c->luns_per_target = LPT;
+    c->tag_depth = 32;
+    c->tag_depth_max = 64;
+    c->tag_depth_floor = 2;
+    c->qfull_ramp_successes = 128;
+    c->age_count = 64;
+    c->age_ms = 1000;
+    c->bus_starve_ms = 500;
+    c->aging_enabled = true;
+    f->bus.caps.max_targets = NT;
+    f->bus.caps.initiator_id = 7;
+    f->bus.plat.now_ns = fake_now;
+    f->bus.luns = f->luns;
+    f->bus.nluns = NT * LPT;
+    for (unsigned i = 0; i < NT * LPT; i++) {
+        pcam_q_lun_init(&f->bus, &f->luns[i]);
+        f->luns[i].flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
+    }
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    free(*state);
+    return 0;
+}
+
+static void ok(const fx *f)
+{
+    const char *e = pcam_q_check(&f->bus, NULL);
+    if (e != NULL)
+        fail_msg("invariant: %s", e);
+}
+
+static pcam_ccb *sub(fx *f, unsigned i, uint8_t t, uint8_t l, uint8_t action)
+{
+    pcam_ccb *c = &f->ccb[i];
+    memset(c, 0, sizeof *c);
+    c->func = PCAM_FN_SCSI_IO;
+    c->target = t;
+    c->lun = l;
+    if (action != 0) {
+        c->flags = PCAM_CCB_TAGGED;
+        c->u.io.tag_action = action;
+    }
+    pcam_q_submit(&f->bus, pcam_core_lun(&f->bus, t, l), c);
+    ok(f);
+    return c;
+}
+
+static pcam_ccb *next(fx *f)
+{
+    pcam_ccb *c = pcam_q_next(&f->bus, clock_ns);
+    ok(f);
+    return c;
+}
+
+static void retire(fx *f, pcam_ccb *c)
+{
+    pcam_q_retire(&f->bus, c, true);
+    ok(f);
+}
+
+static unsigned events(fx *f, pcam_event *ev, unsigned max)
+{
+    return (unsigned)pcam_bus_read_events(&f->bus, ev, max);
+}
+
+/* Targets take turns, and within a target its LUNs take turns: target 0
+ * with two busy LUNs gets every other command, not two of every three. */
+static void round_robin_targets_then_luns(void **state)
+{
+    fx *f = *state;
+    pcam_ccb *a[3], *b[3], *c[3];
+    for (unsigned i = 0; i < 3; i++) {
+        a[i] = sub(f, i, 0, 0, PCAM_TAG_SIMPLE);
+        b[i] = sub(f, 3 + i, 0, 1, PCAM_TAG_SIMPLE);
+        c[i] = sub(f, 6 + i, 1, 0, PCAM_TAG_SIMPLE);
+    }
+    pcam_ccb *want[] = {a[0], c[0], b[0], c[1], a[1], c[2], b[1], a[2], b[2]};
+    for (unsigned i = 0; i < 9; i++)
+        assert_ptr_equal(next(f), want[i]);
+    assert_null(next(f));
+    assert_int_equal(f->bus.targets[0].active, 6);
+    assert_int_equal(f->bus.targets[1].active, 3);
+}
+
+/* By count (age_count 4): A has seen B..E go out after it, so F goes out
+ * ORDERED. Everything issued before F is fenced by it, so nothing more is
+ * forced until G, issued after F, is the oldest and has seen 4 later ones. */
+static void per_lun_aging_by_count(void **state)
+{
+    fx *f = *state;
+    pcam_event ev[4];
+    f->bus.cfg.age_count = 4;
+    pcam_ccb *c[14];
+    for (unsigned i = 0; i < 14; i++)
+        c[i] = sub(f, i, 2, 1, PCAM_TAG_SIMPLE);
+    for (unsigned i = 0; i < 5; i++) {
+        assert_ptr_equal(next(f), c[i]);
+        assert_int_equal(c[i]->priv.tag_msg, PCAM_TAG_SIMPLE);
+    }
+    assert_ptr_equal(next(f), c[5]); /* F */
+    assert_int_equal(c[5]->priv.tag_msg, PCAM_TAG_ORDERED);
+    assert_int_equal(c[5]->u.io.tag_action, PCAM_TAG_SIMPLE); /* the request is untouched */
+    assert_int_equal(f->bus.targets[2].counters.ordered_forced, 1);
+    assert_int_equal(events(f, ev, 4), 1);
+    assert_int_equal(ev[0].code, PCAM_EV_ORDERED);
+    assert_int_equal(ev[0].target, 2);
+    assert_int_equal(ev[0].lun, 1);
+    assert_int_equal(ev[0].arg, c[5]->priv.tag);
+    for (unsigned i = 6; i < 11; i++) { /* G..K: A is behind F's barrier */
+        assert_ptr_equal(next(f), c[i]);
+        assert_int_equal(c[i]->priv.tag_msg, PCAM_TAG_SIMPLE);
+    }
+    retire(f, c[0]);
+    assert_ptr_equal(next(f), c[11]); /* L: oldest B, also fenced by F */
+    assert_int_equal(c[11]->priv.tag_msg, PCAM_TAG_SIMPLE);
+    for (unsigned i = 1; i < 6; i++)
+        retire(f, c[i]);
+    /* Oldest now G (issue 7); 12 issued; 12 - 7 = 5 >= 4. */
+    assert_ptr_equal(next(f), c[12]);
+    assert_int_equal(c[12]->priv.tag_msg, PCAM_TAG_ORDERED);
+    assert_ptr_equal(next(f), c[13]);
+    assert_int_equal(c[13]->priv.tag_msg, PCAM_TAG_SIMPLE);
+    assert_int_equal(f->bus.targets[2].counters.ordered_forced, 2);
+}
+
+/* By time (age_ms 1000, count off): strictly older than 1000 ms forces. */
+static void per_lun_aging_by_time(void **state)
+{
+    fx *f = *state;
+    f->bus.cfg.age_count = 0;
+    pcam_ccb *a = sub(f, 0, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), a);
+    at_ms(1000);
+    pcam_ccb *b = sub(f, 1, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), b);
+    assert_int_equal(b->priv.tag_msg, PCAM_TAG_SIMPLE); /* exactly 1000: not older */
+    clock_ns = PCAM_MS(1000) + 1;
+    pcam_ccb *c = sub(f, 2, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), c);
+    assert_int_equal(c->priv.tag_msg, PCAM_TAG_ORDERED);
+    at_ms(5000);
+    pcam_ccb *d = sub(f, 3, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), d);
+    assert_int_equal(d->priv.tag_msg, PCAM_TAG_SIMPLE); /* A fenced by C */
+    retire(f, a);
+    pcam_ccb *e = sub(f, 4, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), e);
+    assert_int_equal(e->priv.tag_msg, PCAM_TAG_SIMPLE); /* B (1000 ms) fenced by C too */
+    retire(f, b);
+    retire(f, c);
+    /* Oldest D, queued at 5000 ms, issued after C: unfenced. */
+    at_ms(6000);
+    pcam_ccb *g = sub(f, 5, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), g);
+    assert_int_equal(g->priv.tag_msg, PCAM_TAG_SIMPLE);
+    clock_ns = PCAM_MS(6000) + 1;
+    pcam_ccb *h = sub(f, 6, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), h);
+    assert_int_equal(h->priv.tag_msg, PCAM_TAG_ORDERED);
+    assert_int_equal(f->bus.targets[3].counters.ordered_forced, 2);
+}
+
+/* HEAD OF QUEUE is not turned into a barrier (the next SIMPLE one is); an
+ * ORDERED that was asked for fences without counting as forced; a forced
+ * ORDERED that comes back by QUEUE FULL never reached the target, so it is
+ * forced again. Aging off: nothing is forced. */
+static void per_lun_aging_special_tags(void **state)
+{
+    fx *f = *state;
+    f->bus.cfg.age_count = 2;
+    pcam_ccb *a = sub(f, 0, 4, 0, PCAM_TAG_SIMPLE);
+    pcam_ccb *b = sub(f, 1, 4, 0, PCAM_TAG_SIMPLE);
+    pcam_ccb *c = sub(f, 2, 4, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), a);
+    assert_ptr_equal(next(f), b);
+    assert_ptr_equal(next(f), c);
+    pcam_ccb *h = sub(f, 3, 4, 0, PCAM_TAG_HEAD_OF_QUEUE);
+    assert_ptr_equal(next(f), h);
+    assert_int_equal(h->priv.tag_msg, PCAM_TAG_HEAD_OF_QUEUE);
+    pcam_ccb *d = sub(f, 4, 4, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), d);
+    assert_int_equal(d->priv.tag_msg, PCAM_TAG_ORDERED);
+    assert_int_equal(f->bus.targets[4].counters.ordered_forced, 1);
+    /* QUEUE FULL on D: the barrier is gone, the next issue forces again. */
+    assert_int_equal(pcam_q_queue_full(&f->bus, d), 4);
+    ok(f);
+    assert_null(next(f)); /* A, B, C, H active = the new depth */
+    retire(f, h);
+    assert_ptr_equal(next(f), d);
+    assert_int_equal(d->priv.tag_msg, PCAM_TAG_ORDERED);
+    assert_int_equal(f->bus.targets[4].counters.ordered_forced, 2);
+
+    /* LUN 1: an asked ORDERED fences A2 and B2; nothing is forced. */
+    pcam_ccb *a2 = sub(f, 10, 4, 1, PCAM_TAG_SIMPLE);
+    pcam_ccb *b2 = sub(f, 11, 4, 1, PCAM_TAG_ORDERED);
+    assert_ptr_equal(next(f), a2);
+    assert_ptr_equal(next(f), b2);
+    for (unsigned i = 0; i < 4; i++) {
+        pcam_ccb *x = sub(f, 12 + i, 4, 1, PCAM_TAG_SIMPLE);
+        assert_ptr_equal(next(f), x);
+        assert_int_equal(x->priv.tag_msg, PCAM_TAG_SIMPLE);
+    }
+    assert_int_equal(f->bus.targets[4].counters.ordered_forced, 2);
+
+    /* Aging off: a LUN far past both thresholds stays SIMPLE. */
+    f->bus.cfg.aging_enabled = false;
+    pcam_ccb *a3 = sub(f, 20, 5, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), a3);
+    at_ms(100000);
+    for (unsigned i = 0; i < 8; i++) {
+        pcam_ccb *x = sub(f, 21 + i, 5, 0, PCAM_TAG_SIMPLE);
+        assert_ptr_equal(next(f), x);
+        assert_int_equal(x->priv.tag_msg, PCAM_TAG_SIMPLE);
+    }
+    assert_int_equal(f->bus.targets[5].counters.ordered_forced, 0);
+}
+
+/*
+ * The BYTE 1995 case on a wide bus, every LUN at depth 1:
+ *   t=0    X0, P0a, P0b for target 0 (X0 issued)
+ *   t=400  a, b for each of targets 1..3 and for target 8; a's issued
+ *   t=600  X0 is 600 ms old > 500: target 0 starves. Targets 1..3 win
+ *          arbitration over 0, so they get nothing; target 8 loses to 0,
+ *          so it still does. One STARVE event, one boost.
+ *   t=650  X0 done: P0a (queued at 0) is still past 500 ms, so target 0
+ *          goes first although the cursor points at target 1; then P0b.
+ *   t=700  target 0 idle: the episode ends, round-robin resumes.
+ *   t=1300 a new command of target 0, outstanding since 700, starves:
+ *          a second episode.
+ */
+static void per_bus_aging(void **state)
+{
+    fx *f = *state;
+    pcam_event ev[8];
+    for (unsigned i = 0; i < NT * LPT; i++)
+        f->luns[i].depth = 1;
+    pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
+    pcam_ccb *p0a = sub(f, 1, 0, 0, PCAM_TAG_SIMPLE);
+    pcam_ccb *p0b = sub(f, 2, 0, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), x0);
+    at_ms(400);
+    pcam_ccb *a[4], *b[4];
+    const uint8_t tg[4] = {1, 2, 3, 8};
+    for (unsigned i = 0; i < 4; i++) {
+        a[i] = sub(f, 10 + i, tg[i], 0, PCAM_TAG_SIMPLE);
+        b[i] = sub(f, 20 + i, tg[i], 0, PCAM_TAG_SIMPLE);
+    }
+    for (unsigned i = 0; i < 4; i++)
+        assert_ptr_equal(next(f), a[i]);
+    assert_null(next(f));
+    assert_int_equal(events(f, ev, 8), 0);
+
+    at_ms(600);
+    for (unsigned i = 0; i < 4; i++)
+        retire(f, a[i]);
+    assert_ptr_equal(next(f), b[3]); /* target 8 only */
+    for (unsigned i = 0; i < 3; i++)
+        assert_null(next(f)); /* 1..3 throttled */
+    assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
+    assert_int_equal(events(f, ev, 8), 1);
+    assert_int_equal(ev[0].code, PCAM_EV_STARVE);
+    assert_int_equal(ev[0].target, 0);
+    assert_int_equal(ev[0].lun, 0);
+    assert_int_equal(ev[0].arg, 600);
+
+    at_ms(650);
+    retire(f, x0);
+    f->bus.rr_target = 1;
+    assert_ptr_equal(next(f), p0a);
+    assert_null(next(f));
+    retire(f, p0a);
+    assert_ptr_equal(next(f), p0b);
+    at_ms(700);
+    retire(f, p0b);
+    for (unsigned i = 0; i < 3; i++)
+        assert_ptr_equal(next(f), b[i]);
+    assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
+    assert_int_equal(events(f, ev, 8), 0);
+
+    pcam_ccb *y0 = sub(f, 3, 0, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), y0);
+    at_ms(1300);
+    for (unsigned i = 0; i < 4; i++)
+        retire(f, b[i]);
+    pcam_ccb *c1 = sub(f, 30, 1, 0, PCAM_TAG_SIMPLE);
+    assert_null(next(f));
+    assert_int_equal(f->bus.targets[0].counters.starve_boosts, 2);
+    assert_int_equal(events(f, ev, 8), 1);
+    assert_int_equal(ev[0].arg, 600);
+    retire(f, y0);
+    assert_ptr_equal(next(f), c1);
+}
+
+/* The same timeline with aging off: plain round-robin, no boosts. */
+static void per_bus_aging_disabled(void **state)
+{
+    fx *f = *state;
+    pcam_event ev[8];
+    f->bus.cfg.aging_enabled = false;
+    for (unsigned i = 0; i < NT * LPT; i++)
+        f->luns[i].depth = 1;
+    pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
+    sub(f, 1, 0, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), x0);
+    at_ms(400);
+    pcam_ccb *a[4], *b[4];
+    const uint8_t tg[4] = {1, 2, 3, 8};
+    for (unsigned i = 0; i < 4; i++) {
+        a[i] = sub(f, 10 + i, tg[i], 0, PCAM_TAG_SIMPLE);
+        b[i] = sub(f, 20 + i, tg[i], 0, PCAM_TAG_SIMPLE);
+    }
+    for (unsigned i = 0; i < 4; i++)
+        assert_ptr_equal(next(f), a[i]);
+    at_ms(600);
+    for (unsigned i = 0; i < 4; i++)
+        retire(f, a[i]);
+    /* Cursor after target 8 is 9: 9..15 idle, 0 at depth, then 1, 2, 3, 8. */
+    for (unsigned i = 0; i < 4; i++)
+        assert_ptr_equal(next(f), b[i]);
+    assert_int_equal(f->bus.targets[0].counters.starve_boosts, 0);
+    assert_int_equal(events(f, ev, 8), 0);
+}
+
+/* Two targets starve: the one with the older command is boosted, and only
+ * the targets that would beat it are throttled (here target 1, which loses
+ * to 3, still gets work; target 5 does not). */
+static void oldest_starving_target_wins(void **state)
+{
+    fx *f = *state;
+    pcam_event ev[4];
+    for (unsigned i = 0; i < NT * LPT; i++)
+        f->luns[i].depth = 1;
+    pcam_ccb *x3 = sub(f, 0, 3, 0, PCAM_TAG_SIMPLE);
+    sub(f, 1, 3, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), x3);
+    at_ms(100);
+    pcam_ccb *x1 = sub(f, 2, 1, 0, PCAM_TAG_SIMPLE);
+    pcam_ccb *p1 = sub(f, 3, 1, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), x1);
+    at_ms(550);
+    pcam_ccb *p5 = sub(f, 4, 5, 0, PCAM_TAG_SIMPLE);
+    at_ms(700);
+    assert_null(next(f)); /* 5 outranks 3: throttled */
+    assert_int_equal(events(f, ev, 4), 1);
+    assert_int_equal(ev[0].code, PCAM_EV_STARVE);
+    assert_int_equal(ev[0].target, 3);
+    retire(f, x1);
+    assert_ptr_equal(next(f), p1);
+    assert_null(next(f));
+    assert_int_equal(f->bus.targets[1].counters.starve_boosts, 0);
+    assert_int_equal(f->bus.targets[3].counters.starve_boosts, 1);
+    /* A frozen LUN's commands are not starving: recovery is deliberate. */
+    pcam_core_lun(&f->bus, 3, 0)->freeze = 1;
+    retire(f, p1);
+    assert_ptr_equal(next(f), p5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(round_robin_targets_then_luns, setup, teardown),
+        cmocka_unit_test_setup_teardown(per_lun_aging_by_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(per_lun_aging_by_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(per_lun_aging_special_tags, setup, teardown),
+        cmocka_unit_test_setup_teardown(per_bus_aging, setup, teardown),
+        cmocka_unit_test_setup_teardown(per_bus_aging_disabled, setup, teardown),
+        cmocka_unit_test_setup_teardown(oldest_starving_target_wins, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
