@@ -4,9 +4,13 @@
  * freezes, holds, target and LUN flag changes. After every step the core's
  * own invariant check must pass, and every scheduling decision is compared
  * with an independent model of the rules (readiness of each LUN's head,
- * per-bus starvation and throttling, tag choice). Any disagreement aborts.
+ * round-robin order, per-bus aging with its evaluation cadence, tag
+ * choice). Any disagreement aborts.
  *
- * Input: 5 bytes of settings, then operations of 3 bytes (op, a, b).
+ * Input: 5 bytes of settings, then operations of 3 bytes (op, a, b); op
+ * % 14 picks the operation, op / 14 is spare entropy (a submitted CCB's
+ * timeout class; whether the engine touches the queues after changing a
+ * freeze, hold or flag).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -68,39 +72,331 @@ static bool ready(unsigned t, const pcam_lun *lun)
     return lun->active.count == 0;
 }
 
-/* The model of per-bus starvation, by brute force over every CCB. */
-static int starving(void)
+/*
+ * The model of per-bus aging, written from the rule as documented above
+ * evaluate_aging() in core/queue/sched.c, not from its code:
+ *  - a target's age is that of the oldest of the heads of its LUNs' active
+ *    and pending queues (a held pending head does not count, a frozen LUN
+ *    not at all, nor a command whose timeout exceeds 4 x the default); an
+ *    unusable target (the initiator, blocked) has age 0;
+ *  - a look that finds fewer than two busy targets (with commands active,
+ *    or pending as far as the code's hint knows) resets everything: no
+ *    one held, owed or starving, counts wiped; a target that is not busy
+ *    is not aged;
+ *  - the ages are looked at only when the evaluation time has come; the
+ *    next one is due bus_starve_ms / 16 + 1 ns after an evaluation (a held
+ *    target waits for it even when nothing else can go: the engine wakes
+ *    up for it);
+ *  - "owed" targets are those older than bus_starve_ms / 2; nobody owed:
+ *    every count is wiped and nobody is held; otherwise the counts of the
+ *    targets not owed are raised to the smallest count of an owed one, and
+ *    a target is held while an owed target that it beats in arbitration
+ *    has been issued more than tag_depth / 8 + 1 fewer commands than it;
+ *  - the oldest target older than bus_starve_ms (ties: the lower
+ *    arbitration priority) is served first unless held; a new one is
+ *    counted and logged once;
+ *  - every issue while aging is on counts one for its target, and holds
+ *    that target at once if it is now more than the slack above a target
+ *    owed at the last evaluation that it beats in arbitration;
+ *  - pcam_q_tick() evaluates when due, like pcam_q_next(), and issues
+ *    nothing;
+ *  - once pcam_q_next() has found nothing to issue it answers NULL at
+ *    once, looking at nothing, until the queues are touched: by a submit,
+ *    requeue, retirement or QUEUE FULL, by a look, or by the engine (its
+ *    tick, a released freeze or hold: here the harness says when).
+ * The model predicts the exact CCB pcam_q_next() returns (round-robin
+ * cursors included) and the scheduler's state after it.
+ */
+
+/* Three places where the code, as written, departs from the rule; the model
+ * follows the code so the fuzzer stays quiet about what has been reported,
+ * and each switch goes to 0 when core/queue is fixed:
+ *  - the starving target is served first from the state of the last
+ *    evaluation, without asking whether it is still usable, so a target
+ *    blocked for recovery since then gets new work;
+ *  - bus->q_pend_targets (the hint of which targets have pending work) is
+ *    set on submit and pcam_q_requeue() but not when pcam_q_queue_full()
+ *    puts the refused command back, so once the hint was dropped that
+ *    command waits until something else is submitted to its target. With
+ *    the switch at 0 the model has the hint always cover every target with
+ *    a pending command, as it must;
+ *  - a look that finds fewer than two busy targets releases every held
+ *    one without touching the queues, so after a pcam_q_tick() that did
+ *    so pcam_q_next() still answers NULL (latent: pcam_engine_tick()
+ *    touches after every tick). */
+#define SCHED_BOOSTS_BLOCKED_TARGET 1
+#define SCHED_QFULL_LOSES_PENDING_HINT 1
+#define SCHED_RESET_LOOK_NO_TOUCH 1
+
+typedef struct starve_ev {
+    uint8_t target, lun;
+    uint32_t ms;
+} starve_ev;
+
+static struct {
+    uint32_t issued[NT];
+    uint32_t boosts[NT];
+    uint64_t next_eval;
+    uint16_t held;
+    uint16_t held_at_pick; /* the held set the last pick was made with */
+    uint16_t owed; /* at the last evaluation */
+    int starving; /* -1: none */
+    uint8_t rr_target;
+    uint8_t rr_lun[NT];
+    uint16_t pend_hint; /* the code's hint, as the code keeps it */
+    bool dirty;         /* touched since pcam_q_next() last found nothing */
+    starve_ev owed_ev[4]; /* STARVE events the ring must show next */
+    unsigned n_owed_ev;
+} m;
+
+static uint64_t m_age(unsigned t, unsigned *lun_out)
 {
-    if (!bus.cfg.aging_enabled || bus.cfg.bus_starve_ms == 0)
-        return -1;
-    uint64_t best = UINT64_MAX;
-    int who = -1;
-    unsigned best_prio = 0;
-    for (unsigned t = 0; t < NT; t++) {
-        if (!usable(t))
+    *lun_out = 0;
+    if (!usable(t))
+        return 0;
+    uint64_t too_long = (uint64_t)bus.cfg.default_timeout_ms * 4u;
+    uint64_t oldest = UINT64_MAX;
+    for (unsigned l = 0; l < LPT; l++) {
+        const pcam_lun *lun = lun_at(t, l);
+        if (lun->freeze != 0)
             continue;
-        uint64_t old = UINT64_MAX;
-        for (unsigned l = 0; l < LPT; l++) {
-            const pcam_lun *lun = lun_at(t, l);
-            if (lun->freeze != 0)
-                continue;
-            for (const pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next)
-                old = c->priv.queued_ns < old ? c->priv.queued_ns : old;
-            const pcam_ccb *h = lun->pending.head;
-            if (h == NULL || now < lun->hold_until_ns || now < h->priv.hold_until_ns)
-                continue;
-            for (const pcam_ccb *c = h; c != NULL; c = c->priv.next)
-                old = c->priv.queued_ns < old ? c->priv.queued_ns : old;
-        }
-        if (old == UINT64_MAX || now <= old || now - old <= PCAM_MS(bus.cfg.bus_starve_ms))
-            continue;
-        if (old < best || (old == best && prio(t) < best_prio)) {
-            best = old;
-            who = (int)t;
-            best_prio = prio(t);
+        const pcam_ccb *h = lun->pending.head;
+        bool h_held = h != NULL && (now < lun->hold_until_ns || now < h->priv.hold_until_ns);
+        const pcam_ccb *cand[2] = {lun->active.head, h_held ? NULL : h};
+        for (unsigned k = 0; k < 2; k++) {
+            const pcam_ccb *c = cand[k];
+            /* Strictly older: on a tie the LUN seen first is named. */
+            if (c != NULL && c->timeout_ms <= too_long && c->priv.queued_ns < oldest) {
+                oldest = c->priv.queued_ns;
+                *lun_out = l;
+            }
         }
     }
-    return who;
+    return oldest < now ? now - oldest : 0;
+}
+
+static bool busy(unsigned t)
+{
+    for (unsigned l = 0; l < LPT; l++)
+        if (lun_at(t, l)->active.count != 0)
+            return true;
+    return (m.pend_hint & (1u << t)) != 0;
+}
+
+static void m_evaluate(void)
+{
+    uint64_t limit = PCAM_MS(bus.cfg.bus_starve_ms), half = limit / 2u;
+    uint32_t slack = bus.cfg.tag_depth / 8u + 1u;
+    uint64_t age[NT];
+    unsigned lun_of[NT];
+    bool owed[NT], anyone_owed = false;
+    uint32_t least = UINT32_MAX;
+    unsigned nbusy = 0;
+    m.next_eval = now + limit / 16u + 1u;
+    for (unsigned t = 0; t < NT; t++)
+        nbusy += busy(t);
+    if (nbusy < 2) {
+        if (!SCHED_RESET_LOOK_NO_TOUCH)
+            m.dirty = true;
+        memset(m.issued, 0, sizeof m.issued);
+        m.held = 0;
+        m.owed = 0;
+        m.starving = -1;
+        return;
+    }
+    for (unsigned t = 0; t < NT; t++) {
+        age[t] = busy(t) ? m_age(t, &lun_of[t]) : 0;
+        if (!busy(t))
+            lun_of[t] = 0;
+        owed[t] = age[t] > half;
+        if (owed[t]) {
+            anyone_owed = true;
+            least = m.issued[t] < least ? m.issued[t] : least;
+        }
+    }
+    m.held = 0;
+    m.owed = 0;
+    for (unsigned t = 0; t < NT; t++) {
+        if (owed[t])
+            m.owed |= (uint16_t)(1u << t);
+        if (!anyone_owed)
+            m.issued[t] = 0;
+        else if (!owed[t] && m.issued[t] < least)
+            m.issued[t] = least;
+    }
+    for (unsigned x = 0; x < NT && anyone_owed; x++)
+        for (unsigned y = 0; y < NT; y++)
+            if (owed[y] && prio(y) < prio(x) && m.issued[x] > m.issued[y] + slack)
+                m.held |= (uint16_t)(1u << x);
+    m.dirty = true;
+    /* Walk from the lowest arbitration priority up, taking only a strictly
+     * older one: a tie stays with the lower priority. */
+    int most = -1;
+    uint64_t most_age = limit;
+    for (unsigned rank = 0; rank < 16u; rank++) {
+        unsigned t = rank < 8u ? rank + 8u : rank - 8u;
+        if (t < NT && age[t] > most_age) {
+            most = (int)t;
+            most_age = age[t];
+        }
+    }
+    if (most < 0) {
+        m.starving = -1;
+    } else if (most != m.starving) {
+        m.starving = most;
+        m.boosts[most]++;
+        must(m.n_owed_ev < 4);
+        starve_ev *e = &m.owed_ev[m.n_owed_ev++];
+        e->target = (uint8_t)most;
+        e->lun = (uint8_t)lun_of[most];
+        e->ms = most_age / 1000000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(most_age / 1000000u);
+    }
+}
+
+static bool has_pending(unsigned t)
+{
+    for (unsigned l = 0; l < LPT; l++)
+        if (lun_at(t, l)->pending.head != NULL)
+            return true;
+    return false;
+}
+
+/* The LUN of t the scheduler takes from, from its cursor; -1 if none (a
+ * look that finds no pending work at all drops t from the hint). */
+static int m_lun_of(unsigned t)
+{
+    for (unsigned j = 0; j < LPT; j++) {
+        unsigned l = (m.rr_lun[t] + j) % LPT;
+        if (ready(t, lun_at(t, l)))
+            return (int)l;
+    }
+    if (!has_pending(t))
+        m.pend_hint &= (uint16_t)~(1u << t);
+    return -1;
+}
+
+static int m_round_robin(unsigned *t_out)
+{
+    for (unsigned i = 0; i < NT; i++) {
+        unsigned t = (m.rr_target + i) % NT;
+        if (!usable(t) || (m.held & (1u << t)) != 0)
+            continue;
+        if (SCHED_QFULL_LOSES_PENDING_HINT && (m.pend_hint & (1u << t)) == 0)
+            continue;
+        int l = m_lun_of(t);
+        if (l >= 0) {
+            *t_out = t;
+            return l;
+        }
+    }
+    return -1;
+}
+
+static void m_count(unsigned x)
+{
+    uint32_t slack = bus.cfg.tag_depth / 8u + 1u;
+    if (m.issued[x] < UINT32_MAX)
+        m.issued[x]++;
+    for (unsigned y = 0; y < NT; y++)
+        if ((m.owed & (1u << y)) != 0 && prio(y) < prio(x) && m.issued[x] > m.issued[y] + slack)
+            m.held |= (uint16_t)(1u << x);
+}
+
+/* What pcam_q_next() must return now: the LUN (-1 for nothing) and its
+ * target; the model's state moves on as the scheduler's must. */
+static int m_next(unsigned *t)
+{
+    int l = -1;
+    bool on = bus.cfg.aging_enabled && bus.cfg.bus_starve_ms != 0;
+    if (!m.dirty)
+        return -1;
+    if (!on) {
+        m.held = 0;
+        m.owed = 0;
+        m.starving = -1;
+        m.held_at_pick = 0;
+        l = m_round_robin(t);
+    } else {
+        if (now >= m.next_eval)
+            m_evaluate();
+        if (m.starving >= 0 && (m.held & (1u << m.starving)) == 0 &&
+            (SCHED_BOOSTS_BLOCKED_TARGET || usable((unsigned)m.starving))) {
+            *t = (unsigned)m.starving;
+            l = m_lun_of(*t);
+        }
+        if (l < 0)
+            l = m_round_robin(t);
+        m.held_at_pick = m.held;
+        if (l >= 0)
+            m_count(*t);
+    }
+    if (l >= 0) {
+        m.rr_lun[*t] = (uint8_t)((unsigned)(l + 1) % LPT);
+        m.rr_target = (uint8_t)((*t + 1u) % NT);
+    } else {
+        m.dirty = false;
+    }
+    return l;
+}
+
+/* The STARVE events in the ring are exactly those the model expects; the
+ * rest (ORDERED, QUEUE FULL) are other checks' business. Drained after
+ * every scheduling call so the ring cannot wrap. */
+static void check_events(void)
+{
+    pcam_event ev[PCAM_EVENT_RING];
+    size_t n = pcam_bus_read_events(&bus, ev, PCAM_EVENT_RING);
+    unsigned k = 0;
+    must(bus.ring_dropped == 0);
+    for (size_t i = 0; i < n; i++) {
+        if (ev[i].code != PCAM_EV_STARVE)
+            continue;
+        must(k < m.n_owed_ev);
+        must(ev[i].target == m.owed_ev[k].target && ev[i].lun == m.owed_ev[k].lun);
+        must(ev[i].arg == m.owed_ev[k].ms && ev[i].time_ns == now);
+        k++;
+    }
+    must(k == m.n_owed_ev);
+    m.n_owed_ev = 0;
+}
+
+/* The scheduler's state is the model's. */
+static void check_state(void)
+{
+    must(bus.q_throttled == m.held && bus.q_owed == m.owed);
+    must(bus.q_starving == (uint8_t)(m.starving + 1));
+    must(bus.rr_target == m.rr_target);
+    if (SCHED_QFULL_LOSES_PENDING_HINT)
+        must(bus.q_pend_targets == m.pend_hint);
+    must(bus.q_age_next_ns == m.next_eval);
+    must((bus.q_dirty != 0) == m.dirty);
+    for (unsigned t = 0; t < NT; t++) {
+        must(bus.q_rr_lun[t] % LPT == m.rr_lun[t]);
+        must(bus.q_issued[t] == m.issued[t]);
+        must(bus.targets[t].counters.starve_boosts == m.boosts[t]);
+    }
+    check_events();
+}
+
+/* The timer's look at per-bus aging: due or not, it issues nothing. The
+ * engine's tick touches the queues after it, whatever it found. */
+static void op_tick(bool engine)
+{
+    uint32_t active = 0;
+    for (unsigned t = 0; t < NT; t++)
+        active += bus.targets[t].active;
+    if (bus.cfg.aging_enabled && bus.cfg.bus_starve_ms != 0 && now >= m.next_eval)
+        m_evaluate();
+    pcam_q_tick(&bus, now);
+    if (engine) {
+        pcam_q_touch(&bus);
+        m.dirty = true;
+    }
+    check_state();
+    uint32_t after = 0;
+    for (unsigned t = 0; t < NT; t++)
+        after += bus.targets[t].active;
+    must(after == active);
 }
 
 static pcam_ccb *pick(uint8_t a, uint8_t state)
@@ -117,35 +413,60 @@ static void op_next(void)
 {
     const pcam_ccb *heads[NT * LPT];
     bool rdy[NT * LPT];
-    int s = starving();
-    bool any_allowed = false, s_ready = false;
+    uint32_t before[NT];
+    uint16_t held_before = bus.q_throttled;
+    bool look_due = now >= bus.q_age_next_ns;
+    bool was_dirty = bus.q_dirty != 0;
+    uint64_t eval_before = bus.q_age_next_ns;
     for (unsigned t = 0; t < NT; t++) {
+        before[t] = bus.q_issued[t];
         for (unsigned l = 0; l < LPT; l++) {
-            const pcam_lun *lun = lun_at(t, l);
-            heads[t * LPT + l] = lun->pending.head;
-            rdy[t * LPT + l] = usable(t) && ready(t, lun);
-            if (!rdy[t * LPT + l])
-                continue;
-            if (s < 0 || (int)t == s || prio(t) < prio((unsigned)s))
-                any_allowed = true;
-            if ((int)t == s)
-                s_ready = true;
+            heads[t * LPT + l] = lun_at(t, l)->pending.head;
+            rdy[t * LPT + l] = ready(t, lun_at(t, l));
         }
     }
+    unsigned mt = 0;
+    int ml = m_next(&mt);
     pcam_ccb *c = pcam_q_next(&bus, now);
-    if (c == NULL) {
-        must(!any_allowed); /* something could have gone and nothing did */
+
+    /* The exact prediction, and the state the next decision depends on. */
+    if (ml < 0) {
+        must(c == NULL);
+    } else {
+        must(c != NULL && c->target == mt && c->lun == (unsigned)ml);
+        must(heads[mt * LPT + (unsigned)ml] == c && rdy[mt * LPT + (unsigned)ml]);
+    }
+    check_state();
+
+    /* Invariants that hold whatever the cadence, checked on the core's own
+     * state as far as it shows them: counts only grow, but for the wipe
+     * (all to 0, then the one issue counted); a held target gets nothing
+     * (held before the call if no look was due; a look's verdict is only
+     * the model's to tell, the issue may add its target to it); the
+     * starving target, if not held and ready, goes first. */
+    bool wiped = true;
+    for (unsigned t = 0; t < NT; t++)
+        wiped = wiped && bus.q_issued[t] == (c != NULL && c->target == t ? 1u : 0u);
+    for (unsigned t = 0; t < NT && !wiped; t++)
+        must(bus.q_issued[t] >= before[t]);
+    if (!was_dirty) {
+        must(c == NULL && bus.q_age_next_ns == eval_before && bus.q_throttled == held_before);
         return;
     }
-    unsigned t = c->target, l = c->lun, i = t * LPT + l;
-    must(t < NT && l < LPT);
-    must(heads[i] == c && rdy[i]); /* only a ready LUN's head */
-    if (s >= 0) {
-        if (s_ready)
-            must((int)t == s); /* the starving target goes first */
-        else
-            must(prio(t) < prio((unsigned)s)); /* those that beat it wait */
+    int s = (int)bus.q_starving - 1;
+    if (s >= 0 && usable((unsigned)s) && (bus.q_throttled & (1u << s)) == 0) {
+        bool s_ready = false;
+        for (unsigned k = 0; k < LPT; k++)
+            s_ready = s_ready || rdy[(unsigned)s * LPT + k];
+        must(!s_ready || (c != NULL && (int)c->target == s));
     }
+    if (c == NULL)
+        return;
+    unsigned t = c->target, l = c->lun;
+    must((m.held_at_pick & (1u << t)) == 0);
+    must(look_due || (held_before & (1u << t)) == 0);
+    must(SCHED_BOOSTS_BLOCKED_TARGET || usable(t));
+
     const pcam_lun *lun = lun_at(t, l);
     must(c->priv.state == PCAM_CS_ACTIVE && lun->active.tail == c);
     if (c->priv.tag_msg == 0) {
@@ -193,6 +514,38 @@ static void op_next_hold(void)
     must(pcam_q_next_hold(&bus) == want);
 }
 
+/* Per-bus aging leaves out commands with a timeout above 4 x the default
+ * (slow by nature, not starved); classes on both sides of that line. */
+static uint32_t timeout_class(unsigned k)
+{
+    uint64_t line = (uint64_t)bus.cfg.default_timeout_ms * 4u;
+    uint64_t v = 0; /* the default */
+    switch (k % 4u) {
+    case 1:
+        v = line;
+        break;
+    case 2:
+        v = line + 1u;
+        break;
+    case 3:
+        v = UINT32_MAX;
+        break;
+    default:
+        break;
+    }
+    return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* The engine touches the queues when it changes what may be issuable;
+ * op / 14 odd plays an engine that forgets (the model knows either way). */
+static void engine_touch(uint8_t op)
+{
+    if ((op / 14u) % 2u == 0) {
+        pcam_q_touch(&bus);
+        m.dirty = true;
+    }
+}
+
 static void step(uint8_t op, uint8_t a, uint8_t b)
 {
     pcam_ccb *c;
@@ -203,6 +556,7 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             break;
         memset(c, 0, sizeof *c);
         c->func = PCAM_FN_SCSI_IO;
+        c->timeout_ms = timeout_class(op / 14u);
         c->target = (uint8_t)(b % NT);
         c->lun = (uint8_t)((b >> 3) % LPT);
         if ((b & 0x40) != 0) {
@@ -210,6 +564,8 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             c->u.io.tag_action = (uint8_t)(PCAM_TAG_SIMPLE + (a >> 5) % 3);
         }
         pcam_q_submit(&bus, lun_at(c->target, c->lun), c);
+        m.pend_hint |= (uint16_t)(1u << c->target);
+        m.dirty = true;
         must(c->priv.state == PCAM_CS_PENDING);
         break;
     case 2:
@@ -220,12 +576,15 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
     case 5: /* retire */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
             pcam_q_retire(&bus, c, (b & 1) != 0);
+            m.dirty = true;
             must(c->priv.state == PCAM_CS_FREE);
         }
         break;
     case 6: /* requeue */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
             pcam_q_requeue(&bus, c);
+            m.pend_hint |= (uint16_t)(1u << c->target);
+            m.dirty = true;
             must(c->priv.state == PCAM_CS_PENDING);
         }
         break;
@@ -235,14 +594,22 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             uint32_t held = lun->active.count - 1u;
             uint32_t want = held > bus.cfg.tag_depth_floor ? held : bus.cfg.tag_depth_floor;
             must(pcam_q_queue_full(&bus, c) == want && lun->depth == want);
+            m.dirty = true;
+            if (!SCHED_QFULL_LOSES_PENDING_HINT)
+                m.pend_hint |= (uint16_t)(1u << c->target);
             must(c->priv.state == PCAM_CS_PENDING);
         }
         break;
     case 8:
         op_find(a, b);
         break;
-    case 9: /* time passes */
-        now += (uint64_t)a * 1000000u * (1u + (b & 15u));
+    case 9: /* time passes: in ms, in us, or to just around the next evaluation */
+        if ((b & 0x80) == 0)
+            now += (uint64_t)a * 1000000u * (1u + (b & 15u));
+        else if ((b & 0x40) == 0)
+            now += (uint64_t)a * 1000u * (1u + (b & 15u));
+        else if (m.next_eval + (a & 3u) > now + 2u)
+            now = m.next_eval + (a & 3u) - 2u;
         break;
     case 10: { /* freeze / hold a LUN, or hold a pending CCB (BUSY delay) */
         pcam_lun *lun = lun_at(a % NT, (a >> 4) % LPT);
@@ -252,6 +619,7 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             lun->hold_until_ns = now + PCAM_MS(b >> 2);
         else if (lun->pending.head != NULL)
             lun->pending.head->priv.hold_until_ns = now + PCAM_MS(b >> 2);
+        engine_touch(op);
         break;
     }
     case 11: /* target rejects tags / enters recovery; LUN loses or gains CmdQue */
@@ -261,9 +629,13 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             bus.targets[a % NT].flags ^= PCAM_TGTF_NO_TAGS;
         else
             lun_at(a % NT, (a >> 4) % LPT)->flags ^= PCAM_LUNF_TAGGED;
+        engine_touch(op);
         break;
-    case 12:
-        op_next_hold();
+    case 12: /* timers */
+        if ((a & 1) != 0)
+            op_tick((a & 2) != 0);
+        else
+            op_next_hold();
         break;
     default: /* drain: schedule until nothing goes */
         for (unsigned i = 0; i < NC + 1; i++)
@@ -279,8 +651,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&bus, 0, sizeof bus);
     memset(luns, 0, sizeof luns);
     memset(pool, 0, sizeof pool);
+    memset(&m, 0, sizeof m);
+    m.starving = -1;
     now = 0;
     pcam_bus_config *cfg = &bus.cfg;
+    static const uint32_t timeouts[4] = {10000, 1, 250, UINT32_MAX};
+    cfg->default_timeout_ms = timeouts[data[2] >> 6];
     cfg->luns_per_target = LPT;
     cfg->tag_depth = (uint16_t)(1u + data[0] % 8u);
     cfg->tag_depth_floor = (uint16_t)(1u + (data[0] >> 3) % cfg->tag_depth);
@@ -309,6 +685,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned k = 0; k < NT * LPT; k++)
             linked += luns[k].pending.count + luns[k].active.count;
         must(held == linked);
+        /* The scheduler's hint of targets with pending work may be stale
+         * the other way, never this way. */
+        for (unsigned t = 0; t < NT && !SCHED_QFULL_LOSES_PENDING_HINT; t++)
+            must(!has_pending(t) || (bus.q_pend_targets & (1u << t)) != 0);
     }
     return 0;
 }

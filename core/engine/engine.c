@@ -11,6 +11,7 @@ void pcam_engine_init(pcam_bus *bus)
     bus->action = ACT_NONE;
     bus->conn_target = 0xFF;
     bus->timer_ns = UINT64_MAX;
+    bus->hold_ns = UINT64_MAX;
     bus->hal.ops->reset_chip(bus->hal.sc);
 }
 
@@ -141,6 +142,8 @@ void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_m
 static void start_sense(pcam_bus *bus, pcam_ccb *ccb)
 {
     uint8_t alloc = ccb->u.io.sense_len;
+    if ((ccb->priv.flags & PCAM_CF_BUS_SENSE) != 0)
+        alloc = (uint8_t)sizeof bus->sense_buf;
     bus->sense_cdb[0] = 0x03; /* REQUEST SENSE */
     bus->sense_cdb[1] = 0;
     bus->sense_cdb[2] = 0;
@@ -257,11 +260,12 @@ static void data_phase(pcam_bus *bus, pcam_phase phase)
         return;
     }
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
-        if (phase == PCAM_PHASE_DATA_IN && c->priv.data_ptr < c->u.io.sense_len) {
-            bus->cmd_sg.addr = c->u.io.sense;
-            bus->cmd_sg.len = c->u.io.sense_len;
-            start_xfer(bus, phase, XK_SENSE, &bus->cmd_sg, 1, c->priv.data_ptr,
-                       c->u.io.sense_len - c->priv.data_ptr);
+        bool own = (c->priv.flags & PCAM_CF_BUS_SENSE) != 0;
+        uint32_t cap = own ? (uint32_t)sizeof bus->sense_buf : c->u.io.sense_len;
+        if (phase == PCAM_PHASE_DATA_IN && c->priv.data_ptr < cap) {
+            bus->cmd_sg.addr = own ? bus->sense_buf : c->u.io.sense;
+            bus->cmd_sg.len = cap;
+            start_xfer(bus, phase, XK_SENSE, &bus->cmd_sg, 1, c->priv.data_ptr, cap - c->priv.data_ptr);
             return;
         }
     } else {
@@ -398,7 +402,17 @@ static void apply_decision(pcam_bus *bus, pcam_ccb *c, pcam_recov_action a, uint
         reset_io_state(c);
         uint16_t depth = pcam_q_queue_full(bus, c);
         pcam_core_log(bus, PCAM_LOG_INFO, "QUEUE FULL: depth lowered", NULL);
-        (void)depth;
+        if (l != NULL && depth > l->active.count) {
+            /* The floor keeps the depth above what the target holds (or it
+             * holds nothing of ours: other initiators filled it). Resending
+             * at once would meet QUEUE FULL again, and again, with the
+             * initiator winning every arbitration so the target can never
+             * reconnect: wait as for BUSY instead. */
+            uint64_t until = pcam_core_now(bus) + PCAM_MS(bus->cfg.busy_delay_ms);
+            if (until > l->hold_until_ns)
+                l->hold_until_ns = until;
+            pcam_core_note_hold(bus, until);
+        }
         return;
     }
     case PCAM_RA_RETRY:
@@ -409,10 +423,23 @@ static void apply_decision(pcam_bus *bus, pcam_ccb *c, pcam_recov_action a, uint
             uint64_t until = pcam_core_now(bus) + PCAM_MS(delay_ms);
             if (until > l->hold_until_ns)
                 l->hold_until_ns = until;
+            pcam_core_note_hold(bus, until);
         }
         pcam_eng_requeue(bus, c);
         return;
     }
+}
+
+/* REQUEST SENSE itself failed: decide on the CHECK CONDITION without sense. */
+static void sense_failed(pcam_bus *bus, pcam_ccb *c)
+{
+    uint32_t delay = 0;
+    pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
+    pcam_core_unfreeze(bus, l);
+    c->priv.flags &= (uint8_t)~(PCAM_CF_SENSE | PCAM_CF_BUS_SENSE);
+    c->u.io.scsi_status = c->priv.orig_status;
+    c->status = 0;
+    apply_decision(bus, c, pcam_recov_decide(bus, c, &delay), delay);
 }
 
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
@@ -425,26 +452,35 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
         uint32_t st = (c->priv.flags & PCAM_CF_TIMED_OUT) != 0 ? PCAM_CMD_TIMEOUT : PCAM_REQ_ABORTED;
         if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
             pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
-            if (l != NULL && l->freeze > 0)
-                l->freeze--;
+            pcam_core_unfreeze(bus, l);
         }
         pcam_eng_retire(bus, c, st);
         return;
     }
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
         pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
-        if (l != NULL && l->freeze > 0)
-            l->freeze--;
+        pcam_core_unfreeze(bus, l);
         c->priv.flags &= (uint8_t)~PCAM_CF_SENSE;
         c->u.io.scsi_status = c->priv.orig_status;
-        if (bus->status_byte == 0x00 && c->priv.data_ptr > 0) {
-            c->u.io.sense_resid = (uint8_t)(c->u.io.sense_len - c->priv.data_ptr);
+        /* Sense bytes that came with bad parity are not sense: the
+         * CHECK CONDITION is decided as if REQUEST SENSE had failed. */
+        if (bus->status_byte == 0x00 && c->priv.data_ptr > 0 &&
+            (c->priv.flags & PCAM_CF_PARITY) == 0) {
+            if ((c->priv.flags & PCAM_CF_BUS_SENSE) != 0)
+                bus->sense_got = (uint8_t)c->priv.data_ptr;
+            else
+                c->u.io.sense_resid = (uint8_t)(c->u.io.sense_len - c->priv.data_ptr);
             c->status = PCAM_AUTOSNS_VALID;
         } else {
             c->status = 0;
         }
         c->priv.data_ptr = c->priv.saved_ptr = (uint32_t)(c->u.io.data_len - c->u.io.resid);
         a = pcam_recov_decide(bus, c, &delay);
+        if ((c->priv.flags & PCAM_CF_BUS_SENSE) != 0) {
+            /* The caller gave no buffer: recovery saw the sense, the caller gets none. */
+            c->status &= ~PCAM_AUTOSNS_VALID;
+            c->priv.flags &= (uint8_t)~PCAM_CF_BUS_SENSE;
+        }
         apply_decision(bus, c, a, delay);
         return;
     }
@@ -455,8 +491,9 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
         apply_decision(bus, c, pcam_recov_transport(bus, c, st), 0);
         return;
     }
-    if (c->u.io.scsi_status == 0x02 && (c->flags & PCAM_CCB_DIS_AUTOSENSE) == 0 &&
-        c->u.io.sense_len != 0) {
+    if (c->u.io.scsi_status == 0x02 && (c->flags & PCAM_CCB_DIS_AUTOSENSE) == 0) {
+        if (c->u.io.sense_len == 0)
+            c->priv.flags |= PCAM_CF_BUS_SENSE;
         start_autosense(bus, c);
         return;
     }
@@ -514,15 +551,7 @@ void pcam_eng_on_bus_free(pcam_bus *bus)
         return;
     }
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
-        /* REQUEST SENSE failed: report the CHECK CONDITION without sense. */
-        pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
-        if (l != NULL && l->freeze > 0)
-            l->freeze--;
-        c->priv.flags &= (uint8_t)~PCAM_CF_SENSE;
-        c->u.io.scsi_status = c->priv.orig_status;
-        c->status = 0;
-        uint32_t delay = 0;
-        apply_decision(bus, c, pcam_recov_decide(bus, c, &delay), delay);
+        sense_failed(bus, c);
         return;
     }
     apply_decision(bus, c, pcam_recov_transport(bus, c, PCAM_UNEXP_BUSFREE), 0);
@@ -619,14 +648,7 @@ static void on_sel_timeout(pcam_bus *bus)
         pcam_nego_cancel(bus, c->target);
     }
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
-        pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
-        if (l != NULL && l->freeze > 0)
-            l->freeze--;
-        c->priv.flags &= (uint8_t)~PCAM_CF_SENSE;
-        c->u.io.scsi_status = c->priv.orig_status;
-        c->status = 0;
-        uint32_t delay = 0;
-        apply_decision(bus, c, pcam_recov_decide(bus, c, &delay), delay);
+        sense_failed(bus, c);
         return;
     }
     /* Nobody at that ID: not worth a retry, the caller learns at once. */
@@ -740,6 +762,11 @@ bool pcam_engine_events(pcam_bus *bus)
                 note_select_msgs(bus, &ev);
                 if (bus->nexus != NULL && bus->sel_kind == SK_IO)
                     bus->nexus->priv.cdb_sent = (uint8_t)ev.count2;
+            } else if (act == ACT_MSGOUT) {
+                /* The target obeyed our message (an abort raised with ATN
+                 * while it was, say, disconnecting) by going free at once:
+                 * that free is the abort's, not the one expected before. */
+                pcam_eng_msgout_taken(bus, ev.count);
             }
             pcam_eng_on_bus_free(bus);
             break;

@@ -37,6 +37,9 @@ void pcam_eng_lost_select(pcam_bus *bus);
 void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev);
 void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev);
 void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev);
+/* `count` bytes of the queued message-out were taken: note what was said
+ * (so the bus free an abort or reset causes is expected) and clear it. */
+void pcam_eng_msgout_taken(pcam_bus *bus, uint32_t count);
 void pcam_eng_queue_msgout(pcam_bus *bus, const uint8_t *msg, uint8_t len);
 
 /* recovery.c */

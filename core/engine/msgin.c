@@ -59,13 +59,19 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
         (byte & (PCAM_MSG_IDENTIFY_RESERVED | PCAM_MSG_IDENTIFY_LUNTAR)) == 0)
         l = pcam_core_lun(bus, target, lun_id);
     if (l != NULL) {
-        for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
-            if ((c->priv.flags & PCAM_CF_DISCONNECTED) == 0)
-                continue;
-            if (c->priv.tag_msg == 0 || (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) != 0)
-                only_untagged = c;
-            else
-                any_tagged = true;
+        /* Counts, not a walk, on the common path: a deep queue must not make
+         * every reselection slower. Tagged commands mean the tag message
+         * names the nexus (tag_in checks it is one of ours and disconnected). */
+        bool wire_untagged = (bus->targets[target].flags & PCAM_TGTF_NO_TAGS) != 0;
+        any_tagged = !wire_untagged && l->active.count > l->active_untagged;
+        if (!any_tagged && l->active.count > 0) {
+            for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+                if ((c->priv.flags & PCAM_CF_DISCONNECTED) != 0 &&
+                    (c->priv.tag_msg == 0 || (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) != 0)) {
+                    only_untagged = c;
+                    break;
+                }
+            }
         }
     }
     if (l == NULL || (only_untagged == NULL && !any_tagged)) {
@@ -174,6 +180,7 @@ static void message_reject_in(pcam_bus *bus)
         /* No tags on this target: this command runs untagged, later ones are issued untagged. */
         bus->targets[c->target].flags |= PCAM_TGTF_NO_TAGS;
         c->priv.flags |= PCAM_CF_WIRE_UNTAGGED;
+        pcam_q_touch(bus);
         pcam_core_log(bus, PCAM_LOG_WARN, "target rejected a tag message; tagged queuing off", NULL);
     } else if (last == PCAM_MSG_EXTENDED && bus->conn_target < PCAM_MAX_TARGETS &&
                pcam_nego_in_flight(bus, bus->conn_target)) {
@@ -296,10 +303,10 @@ void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev)
     message_in(bus, &m);
 }
 
-void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev)
+void pcam_eng_msgout_taken(pcam_bus *bus, uint32_t count)
 {
     uint8_t first = bus->msgout_len > 0 ? bus->msgout[0] : 0;
-    if (ev->count > 0) {
+    if (count > 0) {
         bus->last_msgout = first;
         switch (first) {
         case PCAM_MSG_ABORT_TASK:
@@ -314,5 +321,10 @@ void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev)
         }
     }
     bus->msgout_len = 0;
+}
+
+void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    pcam_eng_msgout_taken(bus, ev->count);
     pcam_eng_on_phase(bus, ev->phase);
 }

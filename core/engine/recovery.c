@@ -51,8 +51,7 @@ static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override)
     unlink_abort(bus, c);
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
         unlink_sense(bus, c);
-        if (l != NULL && l->freeze > 0)
-            l->freeze--;
+        pcam_core_unfreeze(bus, l);
         c->priv.flags &= (uint8_t)~PCAM_CF_SENSE;
     }
     if (bus->recov_ccb == c)
@@ -60,6 +59,15 @@ static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override)
     if (is_victim(c)) {
         pcam_eng_retire(bus, c, victim_override != 0 ? victim_override : victim_status(c));
         return;
+    }
+    if ((c->priv.flags & PCAM_CF_PARITY) != 0 && c->status == PCAM_SEQUENCE_FAIL) {
+        /* The command whose illegal phase forced this reset is no bystander:
+         * it spends a retry, or a target that always does it would have the
+         * bus reset forever. */
+        if (pcam_recov_transport(bus, c, PCAM_SEQUENCE_FAIL) == PCAM_RA_COMPLETE) {
+            pcam_eng_retire(bus, c, PCAM_SEQUENCE_FAIL);
+            return;
+        }
     }
     pcam_eng_requeue(bus, c);
 }
@@ -95,11 +103,12 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
     switch (msg_sent) {
     case PCAM_MSG_ABORT_TASK:
         if (victim != NULL) {
+            uint8_t tag = victim->priv.tag; /* take_down frees it */
             if (!is_victim(victim))
                 victim->priv.flags |= PCAM_CF_ABORT;
             take_down(bus, victim, 0);
             bus->targets[victim->target].counters.aborts++;
-            pcam_core_event(bus, PCAM_EV_ABORT_SENT, victim->target, victim->lun, victim->priv.tag);
+            pcam_core_event(bus, PCAM_EV_ABORT_SENT, victim->target, victim->lun, tag);
         }
         if (bus->recovery == RS_ABORT && (bus->recov_ccb == NULL || bus->recov_ccb == victim))
             recovery_done(bus);
@@ -143,6 +152,11 @@ void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim)
 bool pcam_eng_abort_pending(const pcam_bus *bus)
 {
     return bus->abort_head != NULL;
+}
+
+bool pcam_engine_nexus_aborting(const pcam_bus *bus)
+{
+    return bus->nexus != NULL && bus->sel_kind == SK_ABORT;
 }
 
 /* Called when the bus is idle: start the recovery selection that is due. */
@@ -327,10 +341,41 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
     bus->timer_ns = next;
 }
 
+/* Clear the holds and the settle delay that have passed, and find the
+ * earliest hold still to come. Runs only when the earliest hold is due, so
+ * the scan over every LUN is rare (BUSY and NOT READY delays), and until it
+ * has run pcam_engine_next_deadline() keeps reporting the hold as due: a tick
+ * that lands exactly on it is not missed, and nothing stale is reported after. */
+static void expire_waits(pcam_bus *bus, uint64_t now)
+{
+    if (bus->settle_until_ns != 0 && now >= bus->settle_until_ns) {
+        bus->settle_until_ns = 0;
+        pcam_q_touch(bus);
+    }
+    if (now < bus->hold_ns)
+        return;
+    uint64_t next = UINT64_MAX;
+    for (size_t i = 0; i < bus->nluns; i++) {
+        pcam_lun *l = &bus->luns[i];
+        if (l->hold_until_ns == 0)
+            continue;
+        if (now >= l->hold_until_ns) {
+            l->hold_until_ns = 0;
+            pcam_q_touch(bus);
+        }
+        else if (l->hold_until_ns < next)
+            next = l->hold_until_ns;
+    }
+    bus->hold_ns = next;
+}
+
 void pcam_engine_tick(pcam_bus *bus, uint64_t now)
 {
     if (bus->shut_down)
         return;
+    expire_waits(bus, now);
+    pcam_q_tick(bus, now);
+    pcam_q_touch(bus); /* ticks are rare; a look costs less than a missed issue */
     if (bus->recovery != RS_NONE && now >= bus->recovery_deadline_ns)
         pcam_eng_escalate(bus);
     if (now >= bus->timer_ns)
@@ -344,12 +389,13 @@ uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
         return UINT64_MAX;
     if (bus->recovery != RS_NONE && bus->recovery_deadline_ns < t)
         t = bus->recovery_deadline_ns;
-    if (bus->settle_until_ns != 0 && bus->settle_until_ns > 0 && bus->settle_until_ns < t &&
-        bus->settle_until_ns >= pcam_core_now(bus))
-        t = bus->settle_until_ns;
-    uint64_t h = pcam_q_next_hold(bus);
-    if (h < t)
-        t = h;
+    if (bus->settle_until_ns != 0 && bus->settle_until_ns < t)
+        t = bus->settle_until_ns; /* cleared by the tick once it has passed */
+    if (bus->hold_ns < t)
+        t = bus->hold_ns;
+    /* Targets held back by per-bus aging are re-evaluated on this schedule. */
+    if (bus->q_throttled != 0 && bus->q_age_next_ns < t)
+        t = bus->q_age_next_ns;
     return t;
 }
 

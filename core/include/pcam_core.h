@@ -31,7 +31,8 @@ enum {
     PCAM_CF_ABORT = 1u << 3,      /* abort requested: send ABORT TASK at next connection */
     PCAM_CF_NEGO = 1u << 4,       /* carried a negotiation message on selection */
     PCAM_CF_PARITY = 1u << 5,     /* a parity error hit this command */
-    PCAM_CF_WIRE_UNTAGGED = 1u << 6 /* the target rejected its tag: it runs untagged on the wire */
+    PCAM_CF_WIRE_UNTAGGED = 1u << 6, /* the target rejected its tag: it runs untagged on the wire */
+    PCAM_CF_BUS_SENSE = 1u << 7   /* its autosense went to the bus's own buffer (no sense buffer given) */
 };
 #define PCAM_CCB_MAGIC 0x5CA5u
 
@@ -60,6 +61,22 @@ static inline uint64_t pcam_core_now(const pcam_bus *bus)
     return bus->plat.now_ns(bus->plat.ctx);
 }
 #define PCAM_MS(ms) ((uint64_t)(ms) * 1000000u)
+
+/* Something that can make a command issuable changed (a submission, a
+ * completion, a released freeze or hold, new aging decisions): the
+ * scheduler must look again. Until then pcam_q_next answers at once. */
+static inline void pcam_q_touch(pcam_bus *bus)
+{
+    bus->q_dirty = 1;
+}
+/* Drop one freeze count the core took (autosense, recovery). */
+static inline void pcam_core_unfreeze(pcam_bus *bus, pcam_lun *l)
+{
+    if (l != NULL && l->freeze > 0) {
+        l->freeze--;
+        pcam_q_touch(bus);
+    }
+}
 
 /* ---- intrusive queues (core/xpt/ccbq.c) ---- */
 void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb);
@@ -95,10 +112,19 @@ void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good);
 /* QUEUE FULL on `ccb`: the depth drops to what the target held (floor
  * applies), `ccb` is requeued at the front. Returns the new depth. */
 uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb);
+/* Timer: re-evaluate per-bus aging when it is due (it may release held targets). */
+void pcam_q_tick(pcam_bus *bus, uint64_t now);
 /* Find the active CCB for a reselection: tag < 0 means the untagged one. */
 pcam_ccb *pcam_q_find(pcam_lun *lun, int tag);
-/* Earliest time a held LUN becomes issuable again, UINT64_MAX if none. */
+/* Earliest time a held LUN with work becomes issuable again, UINT64_MAX if
+ * none. O(LUNs): for tests and diagnostics; the engine keeps bus->hold_ns. */
 uint64_t pcam_q_next_hold(const pcam_bus *bus);
+/* A LUN hold until `until` was set: the next deadline must cover it. */
+static inline void pcam_core_note_hold(pcam_bus *bus, uint64_t until)
+{
+    if (until < bus->hold_ns)
+        bus->hold_ns = until;
+}
 const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun);
 
 /* ---- nego (core/nego) ---- */
@@ -134,6 +160,18 @@ void pcam_nego_cancel(pcam_bus *bus, uint8_t target);
 /* Is a negotiation message of ours in flight (awaiting the target's answer)? */
 bool pcam_nego_in_flight(const pcam_bus *bus, uint8_t target);
 
+/* The sense bytes autosense fetched for `ccb`: its own buffer, or the bus's
+ * when the caller gave none (recovery still needs to see a UNIT ATTENTION). */
+static inline const uint8_t *pcam_core_sense(const pcam_bus *bus, const pcam_ccb *ccb, uint32_t *len)
+{
+    if ((ccb->priv.flags & PCAM_CF_BUS_SENSE) != 0) {
+        *len = bus->sense_got;
+        return bus->sense_buf;
+    }
+    *len = (uint32_t)ccb->u.io.sense_len - ccb->u.io.sense_resid;
+    return ccb->u.io.sense;
+}
+
 /* ---- recov (core/recov) ---- */
 typedef enum pcam_recov_action {
     PCAM_RA_COMPLETE,      /* finish with the status already set */
@@ -159,6 +197,9 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_shutdown(pcam_bus *bus);
 void pcam_engine_init(pcam_bus *bus);
+/* The nexus is a disconnected CCB we are selecting to abort or reset (it
+ * stays marked disconnected: its reselection may still win the bus). */
+bool pcam_engine_nexus_aborting(const pcam_bus *bus);
 /* Start the next bus action if the bus is idle. */
 void pcam_engine_kick(pcam_bus *bus);
 /* Process every chip event pending. Returns true if any. */

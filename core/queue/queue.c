@@ -108,6 +108,8 @@ void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun)
 
 void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
+    bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    pcam_q_touch(bus);
     ccb->priv.state = PCAM_CS_PENDING;
     /* seq 0 = never issued: keeps it out of the requeued zone at the front. */
     ccb->priv.seq = 0;
@@ -176,6 +178,8 @@ static void requeue(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 
 void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 {
+    bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun != NULL)
         requeue(bus, lun, ccb);
@@ -183,6 +187,7 @@ void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 
 void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
 {
+    pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun == NULL)
         return;
@@ -206,6 +211,7 @@ void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
 
 uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb)
 {
+    pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun == NULL) {
         /* Not active: nothing to requeue; report the depth unchanged. */

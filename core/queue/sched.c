@@ -8,8 +8,9 @@
  *  - per bus: SCSI arbitration always lets the highest-priority ID win, so
  *    a low-priority target with deep queues elsewhere on the bus may never
  *    get to reselect. A target whose oldest command is past bus_starve_ms
- *    is served first and every target that would beat it in arbitration
- *    gets no new work until it has caught up.
+ *    is served first, and every target that beats it in arbitration while
+ *    waiting much less gets no new work until the waits even out (see
+ *    evaluate_aging).
  */
 #include "queue_int.h"
 
@@ -123,10 +124,14 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
 {
     unsigned lpt = bus->cfg.luns_per_target;
     unsigned start = bus->q_rr_lun[t] % lpt;
+    bool any = false;
     for (unsigned j = 0; j < lpt; j++) {
         uint8_t l = (uint8_t)((start + j) % lpt);
         pcam_lun *lun = pcam_core_lun(bus, t, l);
-        if (lun == NULL || !lun_ready(bus, t, lun, now))
+        if (lun == NULL || lun->pending.head == NULL)
+            continue;
+        any = true;
+        if (!lun_ready(bus, t, lun, now))
             continue;
         pcam_ccb *ccb = issue(bus, t, l, lun, now);
         if (ccb == NULL)
@@ -135,6 +140,8 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
         bus->rr_target = (uint8_t)((t + 1u) % nt);
         return ccb;
     }
+    if (!any) /* the hint is a superset; drop the target once it is empty */
+        bus->q_pend_targets &= (uint16_t)~(1u << t);
     return NULL;
 }
 
@@ -144,14 +151,15 @@ static bool target_usable(const pcam_bus *bus, unsigned t)
     return t != bus->caps.initiator_id && (bus->targets[t].flags & PCAM_TGTF_BLOCKED) == 0;
 }
 
-/* Round-robin over targets from the cursor. With a starving target, only
- * targets that lose arbitration to it (rank below `below`) may get work. */
-static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, unsigned below, uint64_t now)
+/* Round-robin over targets from the cursor, skipping the ones per-bus
+ * aging holds back. */
+static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, uint64_t now)
 {
     unsigned start = bus->rr_target % nt;
     for (unsigned i = 0; i < nt; i++) {
         uint8_t t = (uint8_t)((start + i) % nt);
-        if (!target_usable(bus, t) || pcam_q_prio(t) >= below)
+        if ((bus->q_pend_targets & (1u << t)) == 0 || !target_usable(bus, t) ||
+            (bus->q_throttled & (1u << t)) != 0)
             continue;
         pcam_ccb *ccb = from_target(bus, nt, t, now);
         if (ccb != NULL)
@@ -164,12 +172,17 @@ static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, unsigned below, uint64_
  * The target's oldest outstanding command (queued_ns), UINT64_MAX if none.
  * Frozen LUNs are left out, and pending work on held LUNs: those waits are
  * deliberate (recovery, BUSY, upper-layer freeze), not lost arbitration,
- * and counting them could throttle the rest of the bus indefinitely.
+ * and counting them could throttle the rest of the bus indefinitely. So are
+ * commands with a timeout far above the default (FORMAT, REWIND): they are
+ * slow by nature, not starved, and must not hold every other target back.
+ * Only queue heads are looked at (issue order is submission order but for
+ * the rare requeue), which keeps this O(LUNs) per target.
  */
 static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t *which)
 {
     unsigned lpt = bus->cfg.luns_per_target;
     uint64_t best = UINT64_MAX;
+    uint64_t long_ms = (uint64_t)bus->cfg.default_timeout_ms * 4u;
     for (unsigned l = 0; l < lpt; l++) {
         size_t i = (size_t)t * lpt + l;
         if (i >= bus->nluns)
@@ -177,85 +190,183 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
         const pcam_lun *lun = &bus->luns[i];
         if (lun->freeze != 0)
             continue;
-        /* Issue order is not age order (requeues, HEAD OF QUEUE), and the
-         * active queue is bounded by the depth: look at all of it. */
-        for (const pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next) {
-            if (c->priv.queued_ns < best) {
-                best = c->priv.queued_ns;
-                *which = (uint8_t)l;
-            }
+        const pcam_ccb *a = lun->active.head;
+        if (a != NULL && a->priv.queued_ns < best && a->timeout_ms <= long_ms) {
+            best = a->priv.queued_ns;
+            *which = (uint8_t)l;
         }
         const pcam_ccb *h = lun->pending.head;
         if (h == NULL || now < lun->hold_until_ns || now < h->priv.hold_until_ns)
             continue;
-        /* Requeued and HEAD OF QUEUE CCBs sit in front in their own order;
-         * behind them the queue is FIFO, so its first CCB is its oldest. */
-        for (const pcam_ccb *c = h; c != NULL; c = c->priv.next) {
-            if (c->priv.queued_ns < best) {
-                best = c->priv.queued_ns;
-                *which = (uint8_t)l;
-            }
-            if (c->priv.seq == 0 && !pcam_q_is_hoq(c))
-                break;
+        if (h->priv.queued_ns < best && h->timeout_ms <= long_ms) {
+            best = h->priv.queued_ns;
+            *which = (uint8_t)l;
         }
     }
     return best;
 }
 
-/* The starving target (oldest command past bus_starve_ms), or -1. */
-static int find_starving(const pcam_bus *bus, unsigned nt, uint64_t now, uint64_t *age,
-                         uint8_t *lun_out)
+/*
+ * Per-bus aging. SCSI arbitration always lets the higher-priority ID win,
+ * so under load the low IDs wait while the high ones are served, however
+ * fairly commands are issued. The core counts the commands it recently
+ * issued to each target; a target is held back from new work while a
+ * target it beats in arbitration is starving (its oldest command waiting
+ * past bus_starve_ms / 2) and has been issued clearly fewer commands (by
+ * more than an eighth of the queue depth). Held back, the winners drain,
+ * the starved target gets the bus, and the counts (hence the shares of the
+ * bus) even out. The most starved target past bus_starve_ms is also served
+ * first. Ages are re-evaluated every bus_starve_ms / 16, not on every call,
+ * so the cost per command stays flat.
+ */
+static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
 {
     uint64_t limit = PCAM_MS(bus->cfg.bus_starve_ms);
-    uint64_t best = UINT64_MAX;
-    int who = -1;
-    /* Visit IDs lowest arbitration priority first, so that on a tie the one
-     * that loses arbitration to the other wins the boost. */
-    for (unsigned rank = 0; rank < PCAM_MAX_TARGETS; rank++) {
-        unsigned t = rank < 8u ? rank + 8u : rank - 8u; /* inverse of pcam_q_prio */
-        if (t >= nt || !target_usable(bus, t))
-            continue;
-        uint8_t l = 0;
-        uint64_t old = oldest_of(bus, t, now, &l);
-        if (old == UINT64_MAX || now <= old || now - old <= limit || old >= best)
-            continue;
-        best = old;
-        who = (int)t;
-        *age = now - old;
-        *lun_out = l;
+    uint64_t age[PCAM_MAX_TARGETS];
+    uint8_t lun_of[PCAM_MAX_TARGETS];
+    unsigned rank[PCAM_MAX_TARGETS];
+    uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
+    int most = -1;
+    uint64_t most_age = 0;
+    uint16_t held = 0;
+
+    uint16_t busy = 0;
+    unsigned nbusy = 0;
+    for (unsigned t = 0; t < nt; t++) {
+        if (bus->targets[t].active != 0 || (bus->q_pend_targets & (1u << t)) != 0) {
+            busy |= (uint16_t)(1u << t);
+            nbusy++;
+        }
     }
-    return who;
+    if (nbusy < 2) {
+        /* One target cannot be starved by another: nothing to even out. */
+        bus->q_throttled = 0;
+        bus->q_owed = 0;
+        bus->q_starving = 0;
+        memset(bus->q_issued, 0, sizeof bus->q_issued);
+        bus->q_age_next_ns = now + limit / 16u + 1u;
+        return -1;
+    }
+    for (unsigned t = 0; t < nt; t++) {
+        uint8_t l = 0;
+        uint64_t old = ((busy & (1u << t)) != 0 && target_usable(bus, t)) ? oldest_of(bus, t, now, &l)
+                                                                            : UINT64_MAX;
+        age[t] = (old == UINT64_MAX || old >= now) ? 0 : now - old;
+        lun_of[t] = l;
+        rank[t] = pcam_q_prio(t);
+        /* Ties go to the lower arbitration priority: it is the one losing. */
+        if (age[t] > limit && (age[t] > most_age ||
+                               (age[t] == most_age && most >= 0 &&
+                                pcam_q_prio(t) < pcam_q_prio((unsigned)most)))) {
+            most = (int)t;
+            most_age = age[t];
+        }
+    }
+    /* Only targets whose oldest command waits past half the threshold are
+     * owed anything; the others may not bank credit while they idle, and
+     * when nobody is owed anything the slate is wiped. */
+    uint32_t floor = UINT32_MAX;
+    for (unsigned t = 0; t < nt; t++)
+        if (age[t] > limit / 2u && bus->q_issued[t] < floor)
+            floor = bus->q_issued[t];
+    for (unsigned t = 0; t < nt; t++) {
+        if (floor == UINT32_MAX)
+            bus->q_issued[t] = 0;
+        else if (age[t] <= limit / 2u && bus->q_issued[t] < floor)
+            bus->q_issued[t] = floor;
+    }
+    for (unsigned x = 0; x < nt && floor != UINT32_MAX; x++) {
+        for (unsigned y = 0; y < nt; y++) {
+            if (rank[y] >= rank[x] || age[y] <= limit / 2u)
+                continue;
+            if (bus->q_issued[x] > bus->q_issued[y] + slack) {
+                held |= (uint16_t)(1u << x);
+                break;
+            }
+        }
+    }
+    bus->q_throttled = held;
+    pcam_q_touch(bus);
+    bus->q_owed = 0;
+    for (unsigned t = 0; t < nt && floor != UINT32_MAX; t++)
+        if (age[t] > limit / 2u)
+            bus->q_owed |= (uint16_t)(1u << t);
+    bus->q_age_next_ns = now + limit / 16u + 1u;
+    if (most < 0) {
+        bus->q_starving = 0;
+    } else if (bus->q_starving != (uint8_t)(most + 1)) {
+        /* Count and log an episode once, not on every evaluation. */
+        bus->q_starving = (uint8_t)(most + 1);
+        bus->targets[most].counters.starve_boosts++;
+        uint64_t ms = most_age / 1000000u;
+        pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, lun_of[most],
+                        ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
+    }
+    return most;
+}
+
+/* Count an issue, and hold its target back at once if that takes it past
+ * a starving target it beats in arbitration: waiting for the next
+ * evaluation would let it overshoot by a whole evaluation period. */
+static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
+{
+    if (ccb == NULL)
+        return NULL;
+    unsigned x = ccb->target;
+    if (bus->q_issued[x] < UINT32_MAX)
+        bus->q_issued[x]++;
+    uint16_t owed = bus->q_owed;
+    uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
+    for (unsigned y = 0; owed != 0 && y < PCAM_MAX_TARGETS; y++) {
+        if ((owed & (1u << y)) == 0 || pcam_q_prio(y) >= pcam_q_prio(x))
+            continue;
+        if (bus->q_issued[x] > bus->q_issued[y] + slack) {
+            bus->q_throttled |= (uint16_t)(1u << x);
+            break;
+        }
+    }
+    return ccb;
+}
+
+void pcam_q_tick(pcam_bus *bus, uint64_t now)
+{
+    unsigned nt = pcam_q_ntargets(bus);
+    if (nt == 0 || !bus->cfg.aging_enabled || bus->cfg.bus_starve_ms == 0)
+        return;
+    if (now >= bus->q_age_next_ns)
+        evaluate_aging(bus, nt, now);
 }
 
 pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
 {
+    if (!bus->q_dirty)
+        return NULL;
     unsigned nt = pcam_q_ntargets(bus);
     if (nt == 0)
         return NULL;
-    int s = -1;
-    uint64_t age = 0;
-    uint8_t slun = 0;
-    /* A zero threshold means per-bus aging is off (it would boost everyone). */
-    if (bus->cfg.aging_enabled && bus->cfg.bus_starve_ms != 0)
-        s = find_starving(bus, nt, now, &age, &slun);
-    if (s < 0) {
+    /* A zero threshold means per-bus aging is off (it would hold back everyone). */
+    if (!bus->cfg.aging_enabled || bus->cfg.bus_starve_ms == 0) {
+        bus->q_throttled = 0;
+        bus->q_owed = 0;
         bus->q_starving = 0;
-        return round_robin(bus, nt, PCAM_MAX_TARGETS, now);
+        pcam_ccb *plain = round_robin(bus, nt, now);
+        if (plain == NULL)
+            bus->q_dirty = 0;
+        return plain;
     }
-    if (bus->q_starving != (uint8_t)(s + 1)) {
-        /* Count and log an episode once, not on every scheduling pass. */
-        bus->q_starving = (uint8_t)(s + 1);
-        bus->targets[s].counters.starve_boosts++;
-        uint64_t ms = age / 1000000u;
-        pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)s, slun,
-                        ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
+    if (now >= bus->q_age_next_ns)
+        evaluate_aging(bus, nt, now);
+    if (bus->q_starving != 0 && (bus->q_throttled & (1u << (bus->q_starving - 1u))) == 0) {
+        pcam_ccb *ccb = from_target(bus, nt, (uint8_t)(bus->q_starving - 1u), now);
+        if (ccb != NULL)
+            return counted(bus, ccb);
     }
-    pcam_ccb *ccb = from_target(bus, nt, (uint8_t)s, now);
-    if (ccb != NULL)
-        return ccb;
-    /* Nothing issuable there (depth, drain, freeze): lower-priority targets
-     * may still go, they do not beat the starving one in arbitration. */
-    return round_robin(bus, nt, pcam_q_prio((unsigned)s), now);
+    /* A held target waits for the next evaluation, which the engine's next
+     * deadline includes while anything is held, so it cannot be forgotten. */
+    pcam_ccb *ccb = counted(bus, round_robin(bus, nt, now));
+    if (ccb == NULL)
+        bus->q_dirty = 0; /* nothing issuable until something changes */
+    return ccb;
 }
 
 uint64_t pcam_q_next_hold(const pcam_bus *bus)

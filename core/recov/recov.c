@@ -39,18 +39,20 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
     uint32_t base = PCAM_SCSI_STATUS_ERROR;
     pcam_sense s;
     const pcam_scsiio *io = &ccb->u.io;
-    uint32_t got = (uint32_t)io->sense_len - io->sense_resid;
+    uint32_t got = 0;
+    const uint8_t *sense = pcam_core_sense(bus, ccb, &got);
 
     bus->targets[ccb->target].counters.check_conditions++;
     if ((ccb->status & PCAM_AUTOSNS_VALID) == 0) {
         /* Autosense off, or REQUEST SENSE itself failed. */
-        if ((ccb->flags & PCAM_CCB_DIS_AUTOSENSE) == 0 && io->sense_len != 0)
+        if ((ccb->flags & PCAM_CCB_DIS_AUTOSENSE) == 0)
             base = PCAM_AUTOSENSE_FAIL;
         ccb->status = base;
         return PCAM_RA_COMPLETE;
     }
     ccb->status = base | PCAM_AUTOSNS_VALID;
-    if (pcam_sense_decode(io->sense, got, &s) != PCAM_OK || !s.key_valid)
+    (void)io;
+    if (pcam_sense_decode(sense, got, &s) != PCAM_OK || !s.key_valid)
         return PCAM_RA_COMPLETE;
     pcam_core_event(bus, PCAM_EV_CHECK_COND, ccb->target, ccb->lun,
                     ((uint32_t)s.key << 16) | ((uint32_t)s.asc << 8) | s.ascq);

@@ -80,7 +80,8 @@ const char *pcam_bus_check_invariants(const pcam_bus *bus)
             return "sense list holds a CCB that is not awaiting sense";
     if (bus->nexus != NULL && bus->nexus->priv.state != PCAM_CS_ACTIVE)
         return "nexus CCB is not active";
-    if (bus->nexus != NULL && (bus->nexus->priv.flags & PCAM_CF_DISCONNECTED) != 0)
+    if (bus->nexus != NULL && (bus->nexus->priv.flags & PCAM_CF_DISCONNECTED) != 0 &&
+        !pcam_engine_nexus_aborting(bus))
         return "nexus CCB is marked disconnected";
     return NULL;
 }

@@ -19,7 +19,7 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
     cfg->qfull_ramp_successes = 128;
     cfg->age_count = 64;
     cfg->age_ms = 1000;
-    cfg->bus_starve_ms = 500;
+    cfg->bus_starve_ms = 100;
     cfg->busy_delay_ms = 100;
     cfg->not_ready_wait_ms = 30000;
     cfg->abort_timeout_ms = 2000;
@@ -263,6 +263,7 @@ static uint32_t release_queue(pcam_bus *bus, pcam_ccb *ccb)
     if (l == NULL)
         return PCAM_PATH_INVALID;
     uint32_t n = ccb->u.relq.count;
+    pcam_q_touch(bus);
     if (n == 0 || n > l->freeze)
         l->freeze = 0;
     else

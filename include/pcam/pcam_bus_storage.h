@@ -127,8 +127,11 @@ typedef struct pcam_bus {
     uint8_t xfer_kind;          /**< What the transfer in progress is for. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
     uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
+    uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */
+    uint8_t sense_got;          /**< Valid bytes in sense_buf. */
     pcam_sg data_sg;            /**< Single-element list for a flat buffer. */
     uint64_t timer_ns;          /**< Next time the active commands' deadlines are scanned. */
+    uint64_t hold_ns;           /**< Earliest LUN hold (BUSY, NOT READY delay) not yet expired. */
     struct pcam_ccb *abort_head;/**< CCBs waiting for an ABORT TASK selection (link2). */
     uint8_t recovery;           /**< Bus-level recovery step in progress. */
     uint8_t scan_target;        /**< Scan cursor. */
@@ -146,6 +149,12 @@ typedef struct pcam_bus {
     /* ---- queue scheduler state (core/queue; owned by the queue helper) ---- */
     uint8_t q_rr_lun[PCAM_MAX_TARGETS]; /**< Per-target LUN round-robin cursor of the scheduler. */
     uint8_t q_starving;         /**< Target of the per-bus starvation episode in progress, plus 1 (0 = none). */
+    uint16_t q_throttled;       /**< Targets held back from new work by per-bus aging (bit per ID). */
+    uint16_t q_owed;            /**< Targets starving at the last aging evaluation (bit per ID). */
+    uint8_t q_dirty;            /**< Something changed since the scheduler last found nothing to issue. */
+    uint16_t q_pend_targets;    /**< Targets that may have pending work (bit per ID; cleared lazily). */
+    uint64_t q_age_next_ns;     /**< When per-bus aging next re-evaluates the ages. */
+    uint32_t q_issued[PCAM_MAX_TARGETS]; /**< Issues per target since starvation began (per-bus aging). */
 } pcam_bus;
 
 #endif /* PCAM_BUS_STORAGE_H */

@@ -105,8 +105,12 @@ static pcam_ccb *sub(fx *f, unsigned i, uint8_t t, uint8_t l, uint8_t action)
     return c;
 }
 
+/* These tests change freezes, holds and the clock directly, where the
+ * engine goes through pcam_q_touch(); touch first so every call rescans.
+ * scan_only_after_touch checks the touch contract itself. */
 static pcam_ccb *next(fx *f)
 {
+    pcam_q_touch(&f->bus);
     pcam_ccb *c = pcam_q_next(&f->bus, clock_ns);
     ok(f);
     return c;
@@ -438,6 +442,23 @@ static void find_by_tag(void **state)
     assert_null(pcam_q_find(l, 0)); /* untagged has no tag 0 */
 }
 
+/* After a scan that found nothing, the scheduler does not look again until
+ * something is touched: a freeze dropped behind its back stays unseen, the
+ * same drop through the touch is seen. */
+static void scan_only_after_touch(void **state)
+{
+    fx *f = *state;
+    pcam_lun *l0 = lun_of(f, 0, 0);
+    l0->freeze = 1;
+    pcam_ccb *a = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE); /* submitting touches */
+    assert_null(pcam_q_next(&f->bus, clock_ns));
+    l0->freeze = 0;                                 /* behind its back */
+    assert_null(pcam_q_next(&f->bus, clock_ns));
+    pcam_q_touch(&f->bus);
+    assert_ptr_equal(pcam_q_next(&f->bus, clock_ns), a);
+    ok(f);
+}
+
 /* Holds, freezes and blocked targets keep a LUN out of issue; next_hold
  * reports the earliest future hold of a LUN with work. */
 static void holds_and_freezes(void **state)
@@ -558,6 +579,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(queue_full_floor, setup, teardown),
         cmocka_unit_test_setup_teardown(queue_full_floor_higher, setup, teardown),
         cmocka_unit_test_setup_teardown(find_by_tag, setup, teardown),
+        cmocka_unit_test_setup_teardown(scan_only_after_touch, setup, teardown),
         cmocka_unit_test_setup_teardown(holds_and_freezes, setup, teardown),
         cmocka_unit_test_setup_teardown(check_catches_corruption, setup, teardown),
     };

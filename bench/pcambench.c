@@ -1,0 +1,383 @@
+/*
+ * pcambench: a workload generator over the simulated bus. It prints figures
+ * (simulated IOPS and MB/s, bus utilisation as a share of the modelled
+ * bandwidth, per-target share, latency percentiles, and host time per
+ * command); it asserts nothing. Instructions per command spent in core/ are
+ * measured by scripts/bench.sh under callgrind, which counts only inside
+ * bench_steady_state().
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pcam/pcam_cdb.h"
+#include "pcam/pcam_msg.h"
+#include "simrig.h"
+
+enum pattern { PAT_RAND4K, PAT_SEQ32K, PAT_FILESERVER, PAT_MIXED };
+
+typedef struct opts {
+    unsigned targets, depth;
+    enum pattern pattern;
+    const char *pattern_name;
+    uint8_t period;       /* period factor of the bus */
+    bool wide, dt, polled, aging, json;
+    double seconds;
+    uint64_t commands;    /* stop after this many (0: by time) */
+    uint64_t warmup;
+    uint32_t disk_mb;
+    uint64_t seed;
+    uint32_t starve_ms, age_ms;
+    bool fast_disks;
+} opts;
+
+typedef struct job {
+    rig_ccb rc;
+    struct bench *b;
+    unsigned target;
+    uint8_t *buf;
+} job;
+
+typedef struct bench {
+    opts o;
+    simrig r;
+    job *jobs;
+    uint64_t rng;
+    uint64_t next_seq[PCAM_SIM_MAX_IDS];
+    uint64_t done, done_measured, errors;
+    uint64_t per_target[PCAM_SIM_MAX_IDS];
+    uint64_t bytes;
+    uint32_t *lat_us;
+    uint64_t lat_n, lat_cap;
+    uint64_t measure_start_ns;
+    bool measuring, stop;
+    uint64_t disk_blocks;
+} bench;
+
+/* Target IDs in use: 0, 1, ... skipping the initiator's 7. */
+static uint8_t id_of(unsigned t)
+{
+    return (uint8_t)(t < 7u ? t : t + 1u);
+}
+
+static uint64_t rnd(bench *b)
+{
+    b->rng ^= b->rng << 13;
+    b->rng ^= b->rng >> 7;
+    b->rng ^= b->rng << 17;
+    return b->rng;
+}
+
+static void submit(bench *b, job *j);
+
+static void job_done(rig_ccb *rc)
+{
+    job *j = (job *)rc;
+    bench *b = j->b;
+    if ((rc->ccb.status & PCAM_STATUS_MASK) != PCAM_REQ_CMP)
+        b->errors++;
+    b->done++;
+    if (b->measuring) {
+        uint64_t now = pcam_sim_now(b->r.sim);
+        b->done_measured++;
+        b->per_target[j->target < 7 ? j->target : j->target - 1]++;
+        b->bytes += rc->ccb.u.io.data_len - rc->ccb.u.io.resid;
+        if (b->lat_n < b->lat_cap)
+            b->lat_us[b->lat_n++] = (uint32_t)((now - rc->submit_ns) / 1000u);
+    } else if (b->done >= b->o.warmup) {
+        b->measuring = true;
+        b->measure_start_ns = pcam_sim_now(b->r.sim);
+    }
+    if (b->o.commands != 0 && b->done_measured >= b->o.commands)
+        b->stop = true;
+    if (!b->stop)
+        submit(b, j);
+}
+
+static void submit(bench *b, job *j)
+{
+    uint8_t cdb[16];
+    uint32_t blocks;
+    uint64_t lba;
+    bool write = false;
+    switch (b->o.pattern) {
+    case PAT_SEQ32K:
+        blocks = 64;
+        lba = (b->next_seq[j->target] * 64u) % (b->disk_blocks - 64u);
+        b->next_seq[j->target]++;
+        break;
+    case PAT_FILESERVER: {
+        uint64_t p = rnd(b) % 10u;
+        if (p < 6) {
+            blocks = 16;
+            lba = rnd(b) % (b->disk_blocks - 16u);
+        } else if (p < 8) {
+            blocks = 128;
+            lba = (b->next_seq[j->target] * 128u) % (b->disk_blocks - 128u);
+            b->next_seq[j->target]++;
+        } else {
+            blocks = 16;
+            lba = rnd(b) % (b->disk_blocks - 16u);
+            write = true;
+        }
+        break;
+    }
+    case PAT_MIXED:
+        blocks = 8u << (rnd(b) % 4u); /* 4, 8, 16 or 32 KiB */
+        lba = rnd(b) % (b->disk_blocks - blocks);
+        break;
+    case PAT_RAND4K:
+    default:
+        blocks = 8;
+        lba = rnd(b) % (b->disk_blocks - 8u);
+        break;
+    }
+    int len = write ? pcam_cdb_write(cdb, sizeof cdb, 10, lba, blocks, 0)
+                    : pcam_cdb_read(cdb, sizeof cdb, 10, lba, blocks, 0);
+    rig_ccb_io(&j->rc, (uint8_t)j->target, 0, cdb, (uint8_t)len, write ? PCAM_DIR_OUT : PCAM_DIR_IN,
+               j->buf, blocks * 512u);
+    j->rc.ccb.flags = PCAM_CCB_TAGGED;
+    j->rc.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
+    j->rc.on_done = job_done;
+    rig_submit(&b->r, &j->rc);
+}
+
+/* The measured loop: callgrind's --toggle-collect names this function. */
+__attribute__((noinline)) void bench_steady_state(bench *b, uint64_t end_ns)
+{
+    while (!b->stop && pcam_sim_now(b->r.sim) < end_ns)
+        if (!simrig_step(&b->r))
+            break;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int usage(void)
+{
+    fprintf(stderr,
+            "usage: pcambench [--targets N] [--depth D] [--pattern rand4k|seq32k|fileserver|mixed]\n"
+            "                 [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
+            "                 [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled] [--json]\n"
+            "                 [--starve-ms MS] [--age-ms MS]   (override the aging settings)\n"
+            "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n");
+    return 2;
+}
+
+static int parse(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->targets = 4;
+    o->depth = 32;
+    o->pattern = PAT_RAND4K;
+    o->pattern_name = "rand4k";
+    o->period = 0x0C;
+    o->wide = true;
+    o->aging = true;
+    o->seconds = 10.0;
+    o->warmup = 256;
+    o->disk_mb = 64;
+    o->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--targets") == 0 && v) { o->targets = (unsigned)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--depth") == 0 && v) { o->depth = (unsigned)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--seconds") == 0 && v) { o->seconds = strtod(v, NULL); i++; }
+        else if (strcmp(a, "--commands") == 0 && v) { o->commands = strtoull(v, NULL, 0); i++; }
+        else if (strcmp(a, "--disk-mb") == 0 && v) { o->disk_mb = (uint32_t)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--seed") == 0 && v) { o->seed = strtoull(v, NULL, 0); i++; }
+        else if (strcmp(a, "--starve-ms") == 0 && v) { o->starve_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--age-ms") == 0 && v) { o->age_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--pattern") == 0 && v) {
+            o->pattern_name = v;
+            if (strcmp(v, "rand4k") == 0) o->pattern = PAT_RAND4K;
+            else if (strcmp(v, "seq32k") == 0) o->pattern = PAT_SEQ32K;
+            else if (strcmp(v, "fileserver") == 0) o->pattern = PAT_FILESERVER;
+            else if (strcmp(v, "mixed") == 0) o->pattern = PAT_MIXED;
+            else return usage();
+            i++;
+        } else if (strcmp(a, "--bus") == 0 && v) {
+            if (strcmp(v, "fast10") == 0) o->period = 0x19;
+            else if (strcmp(v, "fast20") == 0) o->period = 0x0C;
+            else if (strcmp(v, "ultra2") == 0) o->period = 0x0A;
+            else if (strcmp(v, "ultra160") == 0) { o->period = 0x09; o->dt = true; }
+            else return usage();
+            i++;
+        } else if (strcmp(a, "--narrow") == 0) o->wide = false;
+        else if (strcmp(a, "--no-aging") == 0) o->aging = false;
+        else if (strcmp(a, "--fast-disks") == 0) o->fast_disks = true;
+        else if (strcmp(a, "--polled") == 0) o->polled = true;
+        else if (strcmp(a, "--json") == 0) o->json = true;
+        else return usage();
+    }
+    unsigned max_t = o->wide ? 15 : 7;
+    if (o->targets == 0 || o->targets > max_t || o->depth == 0 || o->depth > 255 || o->disk_mb == 0) {
+        fprintf(stderr, "pcambench: targets must be 1..%u, depth 1..255, disk-mb > 0\n", max_t);
+        return 2;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    bench *b = calloc(1, sizeof *b);
+    if (b == NULL || parse(argc, argv, &b->o) != 0)
+        return 2;
+    opts *o = &b->o;
+    pcam_sim_config sc;
+    pcam_sim_config_defaults(&sc);
+    sc.width = o->wide ? 16 : 8;
+    sc.seed = o->seed;
+    sc.cap_min_period = o->period;
+    sc.cap_max_offset = 31;
+    pcam_bus_config bc;
+    pcam_bus_config_defaults(&bc);
+    bc.aging_enabled = o->aging;
+    if (o->starve_ms != 0)
+        bc.bus_starve_ms = o->starve_ms;
+    if (o->age_ms != 0)
+        bc.age_ms = o->age_ms;
+    if (o->depth > bc.tag_depth_max)
+        bc.tag_depth_max = (uint16_t)o->depth;
+    bc.tag_depth = (uint16_t)o->depth;
+    if (bc.tag_depth_floor > bc.tag_depth)
+        bc.tag_depth_floor = bc.tag_depth;
+    bc.default_timeout_ms = 30000;
+    if (simrig_init(&b->r, &sc, &bc, o->polled) != 0) {
+        fprintf(stderr, "pcambench: cannot build the simulated bus\n");
+        return 1;
+    }
+    b->r.check_every = 0;
+    b->disk_blocks = (uint64_t)o->disk_mb * 2048u;
+    pcam_sim_target_config tc;
+    pcam_sim_target_config_defaults(&tc);
+    tc.min_period = o->period;
+    tc.max_offset = 31;
+    tc.wide = o->wide;
+    tc.ppr = o->dt ? PCAM_SIM_NEGO_ACCEPT : PCAM_SIM_NEGO_REJECT;
+    tc.ppr_options = o->dt ? PCAM_PPR_DT_REQ : 0;
+    tc.ua_power_on = false;
+    /* Disks of the Ultra2 era: they stream 25 MB/s off the media into their
+     * buffer and disconnect while the mechanism works, reconnecting to burst
+     * at bus speed (the disconnect-reconnect page's buffer ratios). */
+    tc.disconnect = PCAM_SIM_DISC_ALWAYS;
+    for (unsigned t = 0; t < o->targets; t++) {
+        if (simrig_add_disk(&b->r, id_of(t), 0, b->disk_blocks, &tc) == NULL) {
+            fprintf(stderr, "pcambench: out of memory for %u MiB disks\n", o->disk_mb);
+            return 1;
+        }
+        pcam_simlu_timing *tm = &pcam_sim_lu(b->r.sim, id_of(t), 0)->timing;
+        tm->media_kbps = 25000;
+        if (o->fast_disks) {
+            /* Disks that each stream far faster than a quarter of a Fast-10
+             * bus even on random I/O: the bus is the bottleneck, which is
+             * when arbitration by ID starves the low IDs. */
+            tm->overhead_ns = 100000;
+            tm->seek_min_ns = 200000;
+            tm->seek_max_ns = 2000000;
+            tm->rotation_ns = 2000000;
+        }
+    }
+    rig_ccb scan;
+    memset(&scan, 0, sizeof scan);
+    scan.ccb.func = PCAM_FN_SCAN_BUS;
+    if (rig_sync(&b->r, &scan, RIG_S(60)) != PCAM_REQ_CMP) {
+        fprintf(stderr, "pcambench: scan failed\n");
+        return 1;
+    }
+    b->rng = o->seed * 0x9E3779B97F4A7C15ull + 1;
+    b->lat_cap = 4u << 20;
+    b->lat_us = malloc(b->lat_cap * sizeof *b->lat_us);
+    b->jobs = calloc((size_t)o->targets * o->depth, sizeof *b->jobs);
+    if (b->lat_us == NULL || b->jobs == NULL)
+        return 1;
+    for (unsigned t = 0; t < o->targets; t++)
+        for (unsigned d = 0; d < o->depth; d++) {
+            job *j = &b->jobs[t * o->depth + d];
+            j->b = b;
+            j->target = id_of(t);
+            j->buf = malloc(128u * 512u);
+            submit(b, j);
+        }
+    /* Warm up (negotiation, first seeks), then measure. */
+    while (!b->measuring && simrig_step(&b->r))
+        ;
+    pcam_sim_bus_stats s0, s1;
+    pcam_sim_bus_stats_get(b->r.sim, &s0);
+    struct timespec w0, w1;
+    clock_gettime(CLOCK_MONOTONIC, &w0);
+    uint64_t end = o->commands != 0 ? UINT64_MAX
+                                    : b->measure_start_ns + (uint64_t)(o->seconds * 1e9);
+    bench_steady_state(b, end);
+    clock_gettime(CLOCK_MONOTONIC, &w1);
+    pcam_sim_bus_stats_get(b->r.sim, &s1);
+
+    double sim_s = (double)(pcam_sim_now(b->r.sim) - b->measure_start_ns) / 1e9;
+    double wall_ns = (double)(w1.tv_sec - w0.tv_sec) * 1e9 + (double)(w1.tv_nsec - w0.tv_nsec);
+    double bw = (o->wide ? 2.0 : 1.0) * (o->dt ? 2.0 : 1.0) * 1e12 /
+                (double)pcam_period_factor_to_ps(o->period); /* bytes per second */
+    double util = (double)(s1.data_bytes - s0.data_bytes) / (sim_s * bw);
+    double busy = (double)(s1.busy_ns - s0.busy_ns) / (sim_s * 1e9);
+    qsort(b->lat_us, b->lat_n, sizeof *b->lat_us, cmp_u32);
+    uint32_t p50 = b->lat_n ? b->lat_us[b->lat_n / 2] : 0;
+    uint32_t p99 = b->lat_n ? b->lat_us[(b->lat_n * 99) / 100] : 0;
+    uint32_t pmax = b->lat_n ? b->lat_us[b->lat_n - 1] : 0;
+    uint64_t min_t = UINT64_MAX, max_t = 0;
+    for (unsigned t = 0; t < o->targets; t++) {
+        if (b->per_target[t] < min_t) min_t = b->per_target[t];
+        if (b->per_target[t] > max_t) max_t = b->per_target[t];
+    }
+    pcam_counters c0;
+    pcam_bus_get_counters(&b->r.bus, 0, &c0);
+    if (o->json) {
+        printf("{\"pattern\":\"%s\",\"targets\":%u,\"depth\":%u,\"outstanding\":%u,\"period\":%u,"
+               "\"wide\":%s,\"dt\":%s,\"aging\":%s,\"sim_seconds\":%.3f,\"commands\":%" PRIu64 ","
+               "\"errors\":%" PRIu64 ",\"iops\":%.1f,\"mbps\":%.2f,\"bus_utilisation\":%.4f,"
+               "\"bus_busy\":%.4f,\"min_max_share\":%.4f,\"lat_us_p50\":%u,\"lat_us_p99\":%u,"
+               "\"lat_us_max\":%u,\"host_ns_per_cmd\":%.1f,\"per_target\":[",
+               o->pattern_name, o->targets, o->depth, o->targets * o->depth, o->period,
+               o->wide ? "true" : "false", o->dt ? "true" : "false", o->aging ? "true" : "false",
+               sim_s, b->done_measured, b->errors, (double)b->done_measured / sim_s,
+               (double)b->bytes / sim_s / 1e6, util, busy,
+               max_t ? (double)min_t / (double)max_t : 0.0, p50, p99, pmax,
+               b->done_measured ? wall_ns / (double)b->done_measured : 0.0);
+        for (unsigned t = 0; t < o->targets; t++)
+            printf("%s%" PRIu64, t ? "," : "", b->per_target[t]);
+        printf("]}\n");
+    } else {
+        printf("pcambench: %s, %u targets x depth %u (%u outstanding), period 0x%02X %s%s, aging %s\n",
+               o->pattern_name, o->targets, o->depth, o->targets * o->depth, o->period,
+               o->wide ? "wide" : "narrow", o->dt ? " DT" : "", o->aging ? "on" : "off");
+        printf("  simulated time      %.3f s, %" PRIu64 " commands, %" PRIu64 " errors\n", sim_s,
+               b->done_measured, b->errors);
+        printf("  throughput          %.1f IOPS, %.2f MB/s\n", (double)b->done_measured / sim_s,
+               (double)b->bytes / sim_s / 1e6);
+        printf("  bus utilisation     %.1f%% of %.1f MB/s modelled (bus busy %.1f%%)\n", util * 100.0,
+               bw / 1e6, busy * 100.0);
+        printf("  latency             p50 %u us, p99 %u us, max %u us\n", p50, p99, pmax);
+        printf("  per-target share   ");
+        for (unsigned t = 0; t < o->targets; t++)
+            printf(" %u:%.1f%%", t, 100.0 * (double)b->per_target[t] / (double)(b->done_measured ? b->done_measured : 1));
+        printf("  (min/max %.2f)\n", max_t ? (double)min_t / (double)max_t : 0.0);
+        printf("  core counters      ");
+        for (unsigned t = 0; t < o->targets; t++) {
+            pcam_counters c;
+            pcam_bus_get_counters(&b->r.bus, id_of(t), &c);
+            printf(" %u:[starve %u ordered %u qfull %u]", t, c.starve_boosts, c.ordered_forced, c.queue_fulls);
+        }
+        printf("\n");
+        printf("  host time           %.0f ns per command (core + simulator, wall clock)\n",
+               b->done_measured ? wall_ns / (double)b->done_measured : 0.0);
+    }
+    int rc = b->errors != 0;
+    b->stop = true; /* shutdown aborts what is in flight: resubmit nothing */
+    simrig_fini(&b->r);
+    return rc;
+}

@@ -1,0 +1,60 @@
+#!/bin/sh
+# The benchmark, on demand (not part of the test suite): builds pcambench and
+# prints the figures the README quotes.
+#  1. bus utilisation: 4 targets reading 32 KiB sequentially on Fast-20 wide;
+#  2. fairness: the starvation workload (Fast-10 narrow, IDs 0-3), aging on/off;
+#  3. host instructions per 4 KiB command spent in the core (callgrind,
+#     counting only while control is inside the core's API, simulator and
+#     callbacks excluded), for 1, 16, 256 and 1,024 outstanding commands.
+#     The count includes the warm-up (scan, negotiation) spread over 4,000
+#     commands.
+# usage: scripts/bench.sh [BUILD_DIR]
+set -eu
+cd "$(dirname "$0")/.."
+b=${1:-build/bench}
+if [ ! -x "$b/bench/pcambench" ]; then
+  sh scripts/deps.sh test
+  cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPCAM_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$b" -j "$(nproc 2>/dev/null || echo 2)" --target pcambench >/dev/null
+fi
+B="$b/bench/pcambench"
+
+echo "== 1. sequential 32 KiB reads, 4 targets, Fast-20 wide"
+"$B" --targets 4 --depth 32 --pattern seq32k --bus fast20 --seconds 10
+echo
+echo "== 2. the starvation workload (Fast-10 narrow, mixed 4-32 KiB random reads, fast disks)"
+"$B" --targets 4 --depth 32 --pattern mixed --bus fast10 --narrow --fast-disks --seconds 60 --no-aging || true
+"$B" --targets 4 --depth 32 --pattern mixed --bus fast10 --narrow --fast-disks --seconds 60
+echo
+echo "== 2b. a file-server mix, 8 targets, Fast-20 wide"
+"$B" --targets 8 --depth 16 --pattern fileserver --bus fast20 --seconds 10
+echo
+echo "== 3. core/ instructions per 4 KiB random read (callgrind)"
+if ! command -v valgrind >/dev/null 2>&1; then
+  echo "valgrind not installed: apt-get install valgrind" >&2
+  exit 1
+fi
+# Collection is switched on when control enters the core through its API
+# (pcam_action, pcam_bus_intr/poll/tick/next_deadline) and off again while
+# the core calls out (the simulated chip's ops and clock, completion
+# callbacks); a callback that re-enters the core switches it on again. So
+# the count is the core's own work, whatever file a function lives in.
+toggles=""
+for f in pcam_action pcam_bus_intr pcam_bus_poll pcam_bus_tick pcam_bus_next_deadline \
+         'hal_*' plat_now plat_log rig_done; do
+  toggles="$toggles --toggle-collect=$f"
+done
+out=$(mktemp)
+for cfg in "1 1" "4 4" "8 32" "8 128"; do
+  set -- $cfg
+  n=$(( $1 * $2 ))
+  cmds=4000
+  # shellcheck disable=SC2086
+  valgrind --tool=callgrind --collect-atstart=no $toggles --callgrind-out-file="$out" \
+    "$B" --targets "$1" --depth "$2" --pattern rand4k --bus fast20 --commands $cmds --disk-mb 16 \
+    >/dev/null 2>&1
+  callgrind_annotate "$out" 2>/dev/null |
+    awk -v n="$n" -v c=$cmds '/PROGRAM TOTALS/ { v = $1; gsub(",", "", v);
+      printf "  %5d outstanding: %6.0f core instructions per command\n", n, v / c }'
+done
+rm -f "$out"
