@@ -28,6 +28,7 @@ static void reset_io_state(pcam_ccb *ccb)
     ccb->priv.data_ptr = 0;
     ccb->priv.saved_ptr = 0;
     ccb->priv.cdb_sent = 0;
+    ccb->priv.recovery = 0;
     ccb->priv.flags &= (uint8_t)(PCAM_CF_ABORT | PCAM_CF_TIMED_OUT);
     /* (PCAM_CF_WIRE_UNTAGGED is dropped: the requeued command is issued
      * untagged anyway, since its target is now marked PCAM_TGTF_NO_TAGS.) */
@@ -668,6 +669,16 @@ static void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
                 pcam_core_event(bus, PCAM_EV_PARITY, c->target, c->lun, PCAM_PHASE_DATA_IN);
                 c->priv.flags |= PCAM_CF_PARITY;
                 pcam_nego_parity(bus, c->target);
+                /* Tell the target: it answers RESTORE POINTERS and sends the
+                 * data again (a chip that detects parity raises ATN itself;
+                 * raising it again is harmless). */
+                /* Bounded: a link that corrupts every resend must not keep
+                 * the bus forever; past the bound the command is retried
+                 * whole (or fails) on the retry budget. */
+                if (bus->msgout_len == 0 && c->priv.recovery < PCAM_IDE_LIMIT) {
+                    c->priv.recovery++;
+                    pcam_eng_abandon_nexus(bus, PCAM_MSG_INITIATOR_DETECTED_ERROR);
+                }
             }
         }
         break;

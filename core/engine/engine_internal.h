@@ -20,6 +20,8 @@ enum {
     EGF_AWAIT_TAG = 1u << 0,   /* reselected, nexus known once the tag message arrives */
     EGF_MSGIN_PARITY = 1u << 1 /* a byte of the message being collected had bad parity */
 };
+/* INITIATOR DETECTED ERRORs per command before a parity error is left to a retry. */
+#define PCAM_IDE_LIMIT 3u
 /* bus->recovery: the escalation step in progress */
 enum { RS_NONE = 0, RS_ABORT, RS_BDR, RS_BDR_SENT, RS_BUS_RESET, RS_CHIP_RESET };
 

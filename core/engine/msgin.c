@@ -229,8 +229,14 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
             c->priv.saved_ptr = c->priv.data_ptr;
         break;
     case PCAM_MSGK_RESTORE_POINTERS:
-        if (c != NULL)
+        if (c != NULL) {
             c->priv.data_ptr = c->priv.saved_ptr;
+            /* The answer to our INITIATOR DETECTED ERROR: the bad bytes come
+             * again, so the command need not be retried for them. */
+            if (bus->last_msgout == PCAM_MSG_INITIATOR_DETECTED_ERROR &&
+                c->priv.recovery <= PCAM_IDE_LIMIT)
+                c->priv.flags &= (uint8_t)~PCAM_CF_PARITY;
+        }
         break;
     case PCAM_MSGK_MESSAGE_REJECT:
         message_reject_in(bus);

@@ -109,6 +109,7 @@ void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun)
 void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    bus->q_pend_luns[ccb->target & 15u] |= 1ull << (ccb->lun & 63u);
     pcam_q_touch(bus);
     ccb->priv.state = PCAM_CS_PENDING;
     /* seq 0 = never issued: keeps it out of the requeued zone at the front. */
@@ -179,6 +180,7 @@ static void requeue(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 {
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    bus->q_pend_luns[ccb->target & 15u] |= 1ull << (ccb->lun & 63u);
     pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun != NULL)

@@ -125,11 +125,16 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
     unsigned lpt = bus->cfg.luns_per_target;
     unsigned start = bus->q_rr_lun[t] % lpt;
     bool any = false;
-    for (unsigned j = 0; j < lpt; j++) {
+    uint64_t mask = bus->q_pend_luns[t];
+    for (unsigned j = 0; j < lpt && mask != 0; j++) {
         uint8_t l = (uint8_t)((start + j) % lpt);
-        pcam_lun *lun = pcam_core_lun(bus, t, l);
-        if (lun == NULL || lun->pending.head == NULL)
+        if (l >= 64u || (mask & (1ull << l)) == 0)
             continue;
+        pcam_lun *lun = pcam_core_lun(bus, t, l);
+        if (lun == NULL || lun->pending.head == NULL) {
+            bus->q_pend_luns[t] &= ~(1ull << l); /* the hint is a superset */
+            continue;
+        }
         any = true;
         if (!lun_ready(bus, t, lun, now))
             continue;

@@ -232,7 +232,7 @@ typedef struct pcam_ccb_priv {
     uint8_t tag_msg;        /**< Tag message used (0 = untagged). */
     uint8_t retries_left;   /**< Retries left. */
     uint8_t flags;          /**< Core flags. */
-    uint8_t recovery;       /**< Recovery stage. */
+    uint8_t recovery;       /**< INITIATOR DETECTED ERRORs sent for this command. */
     uint16_t magic;         /**< Detects a CCB handed in twice. */
     uint8_t orig_status;    /**< SCSI status kept while autosense runs. */
     uint8_t cdb_sent;       /**< CDB bytes the target has taken. */
@@ -302,7 +302,7 @@ typedef struct pcam_counters {
     uint32_t timeouts;      /**< Command timeouts. */
     uint32_t aborts;        /**< ABORT TASK messages sent. */
     uint32_t resets;        /**< BDR / LUN resets sent, and bus resets seen. */
-    uint32_t negotiations;  /**< Negotiation exchanges completed. */
+    uint32_t negotiations;  /**< Negotiations that changed the agreement in force (resets not counted). */
     uint32_t retries;       /**< Retries spent. */
     uint32_t requeues;      /**< Times a CCB went back to its queue (retries, QUEUE FULL, reset bystanders). */
     uint32_t ordered_forced;/**< ORDERED tags forced by per-LUN aging. */

@@ -153,6 +153,7 @@ typedef struct pcam_bus {
     uint16_t q_owed;            /**< Targets starving at the last aging evaluation (bit per ID). */
     uint8_t q_dirty;            /**< Something changed since the scheduler last found nothing to issue. */
     uint16_t q_pend_targets;    /**< Targets that may have pending work (bit per ID; cleared lazily). */
+    uint64_t q_pend_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs that may have pending work (cleared lazily). */
     uint64_t q_age_next_ns;     /**< When per-bus aging next re-evaluates the ages. */
     uint32_t q_issued[PCAM_MAX_TARGETS]; /**< Issues per target since starvation began (per-bus aging). */
 } pcam_bus;

@@ -610,9 +610,11 @@ static void aborted_command(bool polled)
 }
 
 /*
- * The sense bytes themselves arrive with bad parity: they must not be
- * handed over as valid sense. The CHECK CONDITION is reported as
- * PCAM_AUTOSENSE_FAIL, and the LUN is not left frozen.
+ * The sense bytes themselves arrive with bad parity, every time: they must
+ * not be handed over as valid sense. The core asks for them again with
+ * INITIATOR DETECTED ERROR (the target restores its pointers and resends)
+ * a bounded number of times, then gives up: the CHECK CONDITION is reported
+ * as PCAM_AUTOSENSE_FAIL, and the LUN is not left frozen.
  */
 static void sense_parity(bool polled)
 {
@@ -627,6 +629,7 @@ static void sense_parity(bool polled)
     assert_int_equal(a.ccb.status, PCAM_AUTOSENSE_FAIL);
     assert_int_equal(a.ccb.u.io.scsi_status, 0x02);
     assert_int_equal(cdbs_seen(f, 0, 0x03), 1);
+    assert_true(ev_count(f, PCAM_EV_PARITY) >= 4); /* the first and three resends */
     assert_true(ev_count(f, PCAM_EV_PARITY) >= 1);
     read10(&a, 0, 200, 8, buf, NULL, 0);
     assert_int_equal(sync1(f, &a), PCAM_REQ_CMP);

@@ -21,6 +21,7 @@ typedef struct simrig {
     uint64_t steps;
     uint64_t check_every;    /* run pcam_bus_check_invariants every N steps (0 = never) */
     const char *violation;   /* first invariant violation seen, or NULL */
+    uint64_t deadline;       /* the core's next deadline, as of its last entry point */
     uint8_t *stores[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS]; /* disk media the rig allocated */
 } simrig;
 
