@@ -114,12 +114,12 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *  - the starving target is served first from the state of the last
  *    evaluation, without asking whether it is still usable, so a target
  *    blocked for recovery since then gets new work;
- *  - bus->q_pend_targets (the hint of which targets have pending work) is
- *    set on submit and pcam_q_requeue() but not when pcam_q_queue_full()
- *    puts the refused command back, so once the hint was dropped that
- *    command waits until something else is submitted to its target. With
- *    the switch at 0 the model has the hint always cover every target with
- *    a pending command, as it must;
+ *  - bus->q_pend_targets / q_pend_luns (the hints of which targets and
+ *    LUNs have pending work) are set on submit and pcam_q_requeue() but
+ *    not when pcam_q_queue_full() puts the refused command back, so once
+ *    the hint was dropped that command waits until something else is
+ *    submitted to its LUN. With the switch at 0 the model has QUEUE FULL
+ *    set them, and checks they always cover every pending command;
  *  - a look that finds fewer than two busy targets releases every held
  *    one without touching the queues, so after a pcam_q_tick() that did
  *    so pcam_q_next() still answers NULL (latent: pcam_engine_tick()
@@ -143,7 +143,8 @@ static struct {
     int starving; /* -1: none */
     uint8_t rr_target;
     uint8_t rr_lun[NT];
-    uint16_t pend_hint; /* the code's hint, as the code keeps it */
+    uint16_t pend_hint;       /* the code's hints of pending work, kept */
+    uint8_t pend_luns[NT];    /* as the code keeps them (lazily cleared) */
     bool dirty;         /* touched since pcam_q_next() last found nothing */
     starve_ev owed_ev[4]; /* STARVE events the ring must show next */
     unsigned n_owed_ev;
@@ -253,24 +254,32 @@ static void m_evaluate(void)
     }
 }
 
-static bool has_pending(unsigned t)
+static void hint(unsigned t, unsigned l)
 {
-    for (unsigned l = 0; l < LPT; l++)
-        if (lun_at(t, l)->pending.head != NULL)
-            return true;
-    return false;
+    m.pend_hint |= (uint16_t)(1u << t);
+    m.pend_luns[t] |= (uint8_t)(1u << l);
 }
 
-/* The LUN of t the scheduler takes from, from its cursor; -1 if none (a
- * look that finds no pending work at all drops t from the hint). */
+/* The LUN of t the scheduler takes from, from its cursor; -1 if none. Only
+ * LUNs in the hint are looked at; one found empty leaves the hint, and the
+ * target leaves it when none of its hinted LUNs had pending work. */
 static int m_lun_of(unsigned t)
 {
+    uint8_t hinted = m.pend_luns[t];
+    bool any = false;
     for (unsigned j = 0; j < LPT; j++) {
         unsigned l = (m.rr_lun[t] + j) % LPT;
+        if ((hinted & (1u << l)) == 0)
+            continue;
+        if (lun_at(t, l)->pending.head == NULL) {
+            m.pend_luns[t] &= (uint8_t)~(1u << l);
+            continue;
+        }
+        any = true;
         if (ready(t, lun_at(t, l)))
             return (int)l;
     }
-    if (!has_pending(t))
+    if (!any)
         m.pend_hint &= (uint16_t)~(1u << t);
     return -1;
 }
@@ -281,7 +290,7 @@ static int m_round_robin(unsigned *t_out)
         unsigned t = (m.rr_target + i) % NT;
         if (!usable(t) || (m.held & (1u << t)) != 0)
             continue;
-        if (SCHED_QFULL_LOSES_PENDING_HINT && (m.pend_hint & (1u << t)) == 0)
+        if ((m.pend_hint & (1u << t)) == 0)
             continue;
         int l = m_lun_of(t);
         if (l >= 0) {
@@ -366,11 +375,11 @@ static void check_state(void)
     must(bus.q_throttled == m.held && bus.q_owed == m.owed);
     must(bus.q_starving == (uint8_t)(m.starving + 1));
     must(bus.rr_target == m.rr_target);
-    if (SCHED_QFULL_LOSES_PENDING_HINT)
-        must(bus.q_pend_targets == m.pend_hint);
+    must(bus.q_pend_targets == m.pend_hint);
     must(bus.q_age_next_ns == m.next_eval);
     must((bus.q_dirty != 0) == m.dirty);
     for (unsigned t = 0; t < NT; t++) {
+        must(bus.q_pend_luns[t] == m.pend_luns[t]);
         must(bus.q_rr_lun[t] % LPT == m.rr_lun[t]);
         must(bus.q_issued[t] == m.issued[t]);
         must(bus.targets[t].counters.starve_boosts == m.boosts[t]);
@@ -417,6 +426,9 @@ static void op_next(void)
     uint16_t held_before = bus.q_throttled;
     bool look_due = now >= bus.q_age_next_ns;
     bool was_dirty = bus.q_dirty != 0;
+    uint64_t hinted[NT];
+    for (unsigned t = 0; t < NT; t++)
+        hinted[t] = bus.q_pend_luns[t];
     uint64_t eval_before = bus.q_age_next_ns;
     for (unsigned t = 0; t < NT; t++) {
         before[t] = bus.q_issued[t];
@@ -456,8 +468,10 @@ static void op_next(void)
     int s = (int)bus.q_starving - 1;
     if (s >= 0 && usable((unsigned)s) && (bus.q_throttled & (1u << s)) == 0) {
         bool s_ready = false;
-        for (unsigned k = 0; k < LPT; k++)
-            s_ready = s_ready || rdy[(unsigned)s * LPT + k];
+        for (unsigned k = 0; k < LPT; k++) {
+            bool seen = !SCHED_QFULL_LOSES_PENDING_HINT || ((hinted[s] >> k) & 1u) != 0;
+            s_ready = s_ready || (rdy[(unsigned)s * LPT + k] && seen);
+        }
         must(!s_ready || (c != NULL && (int)c->target == s));
     }
     if (c == NULL)
@@ -564,7 +578,7 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             c->u.io.tag_action = (uint8_t)(PCAM_TAG_SIMPLE + (a >> 5) % 3);
         }
         pcam_q_submit(&bus, lun_at(c->target, c->lun), c);
-        m.pend_hint |= (uint16_t)(1u << c->target);
+        hint(c->target, c->lun);
         m.dirty = true;
         must(c->priv.state == PCAM_CS_PENDING);
         break;
@@ -583,7 +597,7 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
     case 6: /* requeue */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
             pcam_q_requeue(&bus, c);
-            m.pend_hint |= (uint16_t)(1u << c->target);
+            hint(c->target, c->lun);
             m.dirty = true;
             must(c->priv.state == PCAM_CS_PENDING);
         }
@@ -596,7 +610,7 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
             must(pcam_q_queue_full(&bus, c) == want && lun->depth == want);
             m.dirty = true;
             if (!SCHED_QFULL_LOSES_PENDING_HINT)
-                m.pend_hint |= (uint16_t)(1u << c->target);
+                hint(c->target, c->lun);
             must(c->priv.state == PCAM_CS_PENDING);
         }
         break;
@@ -685,10 +699,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned k = 0; k < NT * LPT; k++)
             linked += luns[k].pending.count + luns[k].active.count;
         must(held == linked);
-        /* The scheduler's hint of targets with pending work may be stale
-         * the other way, never this way. */
-        for (unsigned t = 0; t < NT && !SCHED_QFULL_LOSES_PENDING_HINT; t++)
-            must(!has_pending(t) || (bus.q_pend_targets & (1u << t)) != 0);
+        /* The scheduler's hints of pending work may be stale the other
+         * way, never this way. */
+        for (unsigned t = 0; t < NT && !SCHED_QFULL_LOSES_PENDING_HINT; t++) {
+            for (unsigned l = 0; l < LPT; l++) {
+                if (lun_at(t, l)->pending.head == NULL)
+                    continue;
+                must((bus.q_pend_targets & (1u << t)) != 0);
+                must((bus.q_pend_luns[t] & (1ull << l)) != 0);
+            }
+        }
     }
     return 0;
 }
