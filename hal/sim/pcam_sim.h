@@ -526,6 +526,11 @@ typedef struct pcam_sim_trace_entry {
 
 /**
  * @brief Entries held in the ring (the oldest are overwritten when full).
+ *
+ * Entries are in the order the bus produced them. A byte run (message-out
+ * bytes, a CDB) is traced when it starts, each byte with its own time, so
+ * times within the ring never go backwards except that a run's later bytes
+ * may be followed by a note of another target's mechanism made during it.
  * @param sim bus.
  * @return count.
  */
