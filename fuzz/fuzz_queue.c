@@ -108,9 +108,9 @@ static bool ready(unsigned t, const pcam_lun *lun)
  * cursors included) and the scheduler's state after it.
  */
 
-/* Three places where the code, as written, departs from the rule; the model
- * follows the code so the fuzzer stays quiet about what has been reported,
- * and each switch goes to 0 when core/queue is fixed:
+/* Three places where the code once departed from the rule, all fixed; the
+ * switches (now 0) let the model follow the old code again to show what
+ * each fix changed:
  *  - the starving target is served first from the state of the last
  *    evaluation, without asking whether it is still usable, so a target
  *    blocked for recovery since then gets new work;
@@ -124,9 +124,9 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *    one without touching the queues, so after a pcam_q_tick() that did
  *    so pcam_q_next() still answers NULL (latent: pcam_engine_tick()
  *    touches after every tick). */
-#define SCHED_BOOSTS_BLOCKED_TARGET 1
-#define SCHED_QFULL_LOSES_PENDING_HINT 1
-#define SCHED_RESET_LOOK_NO_TOUCH 1
+#define SCHED_BOOSTS_BLOCKED_TARGET 0
+#define SCHED_QFULL_LOSES_PENDING_HINT 0
+#define SCHED_RESET_LOOK_NO_TOUCH 0
 
 typedef struct starve_ev {
     uint8_t target, lun;

@@ -230,6 +230,10 @@ uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb)
     lun->depth = depth;
     lun->ramp = 0;
     requeue(bus, lun, ccb);
+    /* Back on the pending queue: the scheduler's hints must show it, or a
+     * LUN it already dropped from them would never be looked at again. */
+    bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    bus->q_pend_luns[ccb->target & 15u] |= 1ull << (ccb->lun & 63u);
     bus->targets[ccb->target].counters.queue_fulls++;
     pcam_core_event(bus, PCAM_EV_QUEUE_FULL, ccb->target, ccb->lun, depth);
     return depth;

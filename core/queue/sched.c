@@ -250,6 +250,7 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
         bus->q_starving = 0;
         memset(bus->q_issued, 0, sizeof bus->q_issued);
         bus->q_age_next_ns = now + limit / 16u + 1u;
+        pcam_q_touch(bus); /* targets it held may go now */
         return -1;
     }
     for (unsigned t = 0; t < nt; t++) {
@@ -361,7 +362,8 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
     }
     if (now >= bus->q_age_next_ns)
         evaluate_aging(bus, nt, now);
-    if (bus->q_starving != 0 && (bus->q_throttled & (1u << (bus->q_starving - 1u))) == 0) {
+    if (bus->q_starving != 0 && (bus->q_throttled & (1u << (bus->q_starving - 1u))) == 0 &&
+        target_usable(bus, bus->q_starving - 1u)) {
         pcam_ccb *ccb = from_target(bus, nt, (uint8_t)(bus->q_starving - 1u), now);
         if (ccb != NULL)
             return counted(bus, ccb);
