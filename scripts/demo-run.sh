@@ -7,9 +7,10 @@ D="$b/examples/pcamdecode"
 say() { printf '\n## %s\n' "$*"; }
 run() { printf '$ pcamdecode %s\n' "$*"; "$D" "$@" || true; }
 
-echo "pcam demo: the SCSI codecs, decoding bytes as a driver sees them on the bus."
-echo "(The simulated bus, the core state machine and pcamctl land in later issues;"
-echo " this demo shows what is real now.)"
+echo "pcam demo: the SCSI codecs, decoding bytes as a driver sees them on the bus,"
+echo "then one tagged read through the core on the simulated bus."
+echo "(pcamctl, the full simulated-bus demo and the ASPI layer come with a later"
+echo " issue; this shows what is real now.)"
 
 say "CDBs: name, LBA, length in blocks and bytes, direction"
 run cdb 28 00 00 00 12 34 00 00 08 00
@@ -31,3 +32,10 @@ run msg 23 05
 say "ASC/ASCQ table, including ranged entries"
 run asc 3a 00
 run asc 40 85
+
+if [ -x "$b/examples/vcdtrace" ]; then
+  say "One tagged READ(10) through the core on the simulated bus (phase log)"
+  vcd="$b/tagged-read.vcd"
+  "$b/examples/vcdtrace" "$vcd"
+  echo "VCD trace written to $vcd (open it in GTKWave; docs/trace.md shows it drawn)"
+fi
