@@ -277,8 +277,10 @@ typedef struct pcam_bus_config {
     uint16_t age_count;          /**< Per LUN: after this many later commands were issued
                                       past an outstanding one, the next goes ORDERED. Default 64. */
     uint32_t age_ms;             /**< Per LUN: same, by age of the oldest outstanding command. Default 1000. */
-    uint32_t bus_starve_ms;      /**< Per bus: a target whose oldest command is older than this
-                                      gets priority and higher IDs are throttled. Default 100. */
+    uint32_t bus_starve_ms;      /**< Per bus: a target whose oldest command waits past half of this
+                                      is owed service; targets that beat it in arbitration and were
+                                      issued clearly more commands get no new work until it catches up;
+                                      past the whole of it, it is also served first. Default 100. */
     uint32_t busy_delay_ms;      /**< Delay before retrying after BUSY. Default 100. */
     uint32_t not_ready_wait_ms;  /**< How long "becoming ready" is retried. Default 30000. */
     uint32_t abort_timeout_ms;   /**< Time an ABORT TASK / BDR / bus reset step gets. Default 2000. */
