@@ -80,11 +80,10 @@ static void set_connected_idle(pcam_bus *bus)
 
 /* ---- starting work ---- */
 
-static void add_msg(pcam_bus *bus, uint8_t *len, int n)
+static void add_msg(uint8_t *len, int n)
 {
     if (n > 0)
         *len = (uint8_t)(*len + n);
-    (void)bus;
 }
 
 void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_msg)
@@ -95,12 +94,12 @@ void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_m
     bool disc = kind == SK_IO && !sense && (ccb->flags & PCAM_CCB_DIS_DISCONNECT) == 0;
     pcam_hal_select sel;
 
-    add_msg(bus, &len, pcam_msg_build_identify(m, PCAM_MSGOUT_BYTES, ccb->lun, disc));
+    add_msg(&len, pcam_msg_build_identify(m, PCAM_MSGOUT_BYTES, ccb->lun, disc));
     /* The tag names the nexus for the target; REQUEST SENSE for a contingent
      * allegiance goes untagged, as the standard wants. */
     bool wire_tagged = ccb->priv.tag_msg != 0 && (ccb->priv.flags & PCAM_CF_WIRE_UNTAGGED) == 0;
     if (wire_tagged && !sense && (kind == SK_IO || extra_msg == PCAM_MSG_ABORT_TASK))
-        add_msg(bus, &len, pcam_msg_build_tag(m + len, (size_t)(PCAM_MSGOUT_BYTES - len),
+        add_msg(&len, pcam_msg_build_tag(m + len, (size_t)(PCAM_MSGOUT_BYTES - len),
                                               ccb->priv.tag_msg, ccb->priv.tag));
     bus->msg_tag_end = len;
     if (kind == SK_IO && !sense && pcam_nego_wanted(bus, ccb->target)) {

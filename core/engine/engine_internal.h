@@ -17,8 +17,7 @@ enum { SK_IO = 0, SK_MGMT, SK_ABORT };
 enum { XK_DATA = 0, XK_SENSE, XK_COMMAND, XK_STATUS, XK_BUCKET };
 /* bus->engine_flags */
 enum {
-    EGF_AWAIT_TAG = 1u << 0,   /* reselected, nexus known once the tag message arrives */
-    EGF_MSGIN_PARITY = 1u << 1 /* a byte of the message being collected had bad parity */
+    EGF_AWAIT_TAG = 1u << 0    /* reselected, nexus known once the tag message arrives */
 };
 /* INITIATOR DETECTED ERRORs per command before a parity error is left to a retry. */
 #define PCAM_IDE_LIMIT 3u
@@ -52,7 +51,6 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
 void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_msg);
 void pcam_eng_escalate(pcam_bus *bus);
 void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim);
-bool pcam_eng_abort_pending(const pcam_bus *bus);
 
 static inline void pcam_eng_set_action(pcam_bus *bus, uint8_t act, int rc)
 {

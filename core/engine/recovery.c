@@ -149,11 +149,6 @@ void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim)
     bus->abort_head = victim;
 }
 
-bool pcam_eng_abort_pending(const pcam_bus *bus)
-{
-    return bus->abort_head != NULL;
-}
-
 bool pcam_engine_nexus_aborting(const pcam_bus *bus)
 {
     return bus->nexus != NULL && bus->sel_kind == SK_ABORT;

@@ -224,7 +224,7 @@ typedef struct pcam_ccb_priv {
     uint64_t queued_ns;     /**< When it entered the core. */
     uint64_t deadline_ns;   /**< Timeout deadline while active. */
     uint64_t hold_until_ns; /**< Not to be issued before this (BUSY delay). */
-    uint32_t seq;           /**< Submission order on its LUN. */
+    uint32_t seq;           /**< Issue number on its LUN (0 until first issued). */
     uint32_t data_ptr;      /**< Current data pointer. */
     uint32_t saved_ptr;     /**< Saved data pointer (SAVE DATA POINTER). */
     uint8_t state;          /**< Core state. */

@@ -99,7 +99,6 @@ typedef struct pcam_bus {
     uint8_t internal_buf[256];  /**< Its data buffer. */
     uint64_t settle_until_ns;   /**< After a bus reset, issue nothing before this. */
     uint64_t recovery_deadline_ns; /**< Deadline of the recovery step in progress. */
-    uint32_t seq;               /**< Bus-wide issue sequence. */
     uint8_t state;              /**< Engine state. */
     uint8_t conn_target;        /**< Connected target, or 0xFF. */
     uint8_t conn_lun;           /**< Connected LUN. */
@@ -113,7 +112,6 @@ typedef struct pcam_bus {
     uint8_t action;             /**< Chip action in progress (one event owed). */
     uint8_t expect_free;        /**< Why a bus free is expected next. */
     uint8_t last_msgout;        /**< First byte of the last message we sent. */
-    uint8_t scratch_sg_pad;     /**< Padding. */
     pcam_sg cmd_sg;             /**< Single-element list for COMMAND / STATUS / sense. */
     struct pcam_ccb *sense_head;/**< CCBs waiting for their REQUEST SENSE (link2). */
     struct pcam_ccb *reset_ccb; /**< The RESET_BUS CCB waiting for the reset event. */
