@@ -17,13 +17,13 @@ ctest --preset default
 stage "gcc + ASan/UBSan: unit, sim and fuzz-replay tests"
 cmake --preset debug >/dev/null
 cmake --build --preset debug -j "$jobs"
-ctest --preset debug -L 'unit|sim|fuzz|qemu'
+ctest --preset debug -L 'unit|sim|esp|aspi|pcamctl|fuzz|qemu'
 
 stage "clang: warning-free build and unit tests"
 cmake -S . -B build/clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DPCAM_MEMCHECK=OFF >/dev/null
 cmake --build build/clang -j "$jobs"
-ctest --test-dir build/clang --output-on-failure --no-tests=error -j "$jobs" -L 'unit|sim'
+ctest --test-dir build/clang --output-on-failure --no-tests=error -j "$jobs" -L 'unit|sim|esp|aspi'
 
 stage "clang libFuzzer: every fuzz target briefly on its seed corpus"
 cmake --preset fuzz >/dev/null

@@ -24,8 +24,11 @@ inc=$($cc $arch -print-file-name=include)
 rm -rf "$work"; mkdir -p "$work"
 objs=""
 n=0
-for f in $(find "$src/core" -name '*.c' | sort); do
-  o="$work/$(echo "${f#$src/core/}" | tr / _).o"
+# The core and the chip back-ends that run inside kernels and firmware.
+dirs="$src/core"
+[ -d "$src/hal/esp" ] && dirs="$dirs $src/hal/esp"
+for f in $(find $dirs -name '*.c' | sort); do
+  o="$work/$(echo "${f#$src/}" | tr / _).o"
   # shellcheck disable=SC2086
   $cc $flags $arch -isystem "$inc" -I"$src/include" -I"$src/core/include" -c "$f" -o "$o"
   objs="$objs $o"
@@ -34,4 +37,4 @@ done
 [ "$n" -gt 0 ] || { echo "FAIL: no core sources found under $src/core" >&2; exit 1; }
 # shellcheck disable=SC2086
 text=$($size $objs | awk 'NR>1 {t += $1} END {print t}')
-echo "freestanding $variant: $n core files compiled warning-free; core .text = $text bytes"
+echo "freestanding $variant: $n files (core/, hal/esp/) compiled warning-free; .text = $text bytes"
