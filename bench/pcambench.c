@@ -15,6 +15,7 @@
 
 #include "pcam/pcam_cdb.h"
 #include "pcam/pcam_msg.h"
+#include "pcambench.h"
 #include "simrig.h"
 
 enum pattern { PAT_RAND4K, PAT_SEQ32K, PAT_FILESERVER, PAT_MIXED };
@@ -159,14 +160,17 @@ static int cmp_u32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+static const char *prog = "pcambench";
+
 static int usage(void)
 {
     fprintf(stderr,
-            "usage: pcambench [--targets N] [--depth D] [--pattern rand4k|seq32k|fileserver|mixed]\n"
+            "usage: %s [--targets N] [--depth D] [--pattern rand4k|seq32k|fileserver|mixed]\n"
             "                 [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
             "                 [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled] [--json]\n"
             "                 [--starve-ms MS] [--age-ms MS]   (override the aging settings)\n"
-            "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n");
+            "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n",
+            prog);
     return 2;
 }
 
@@ -219,17 +223,21 @@ static int parse(int argc, char **argv, opts *o)
     }
     unsigned max_t = o->wide ? 15 : 7;
     if (o->targets == 0 || o->targets > max_t || o->depth == 0 || o->depth > 255 || o->disk_mb == 0) {
-        fprintf(stderr, "pcambench: targets must be 1..%u, depth 1..255, disk-mb > 0\n", max_t);
+        fprintf(stderr, "%s: targets must be 1..%u, depth 1..255, disk-mb > 0\n", prog, max_t);
         return 2;
     }
     return 0;
 }
 
-int main(int argc, char **argv)
+int pcambench_main(int argc, char **argv, const char *name)
 {
+    if (name != NULL)
+        prog = name;
     bench *b = calloc(1, sizeof *b);
-    if (b == NULL || parse(argc, argv, &b->o) != 0)
+    if (b == NULL || parse(argc, argv, &b->o) != 0) {
+        free(b);
         return 2;
+    }
     opts *o = &b->o;
     pcam_sim_config sc;
     pcam_sim_config_defaults(&sc);
@@ -379,5 +387,18 @@ int main(int argc, char **argv)
     int rc = b->errors != 0;
     b->stop = true; /* shutdown aborts what is in flight: resubmit nothing */
     simrig_fini(&b->r);
+    /* Free everything: pcamctl runs this as a subcommand under sanitizers. */
+    for (unsigned i = 0; i < o->targets * o->depth; i++)
+        free(b->jobs[i].buf);
+    free(b->jobs);
+    free(b->lat_us);
+    free(b);
     return rc;
 }
+
+#ifndef PCAMBENCH_NO_MAIN
+int main(int argc, char **argv)
+{
+    return pcambench_main(argc, argv, "pcambench");
+}
+#endif

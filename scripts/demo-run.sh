@@ -1,41 +1,67 @@
 #!/bin/sh
 # The demo itself, given a build directory. Kept apart from demo.sh so the
-# test suite can run it against its own build.
+# test suite (tests/pcamctl, case "demo") can run it against its own build.
+# Every step is a pcamctl command on one simulated bus; the bus lives for one
+# command, so each command builds it, scans it and acts (disk 0 keeps its
+# medium in a file, so what one command writes the next one reads).
 set -eu
 b=${1:-build/demo}
-D="$b/examples/pcamdecode"
-say() { printf '\n## %s\n' "$*"; }
-run() { printf '$ pcamdecode %s\n' "$*"; "$D" "$@" || true; }
-
-echo "pcam demo: the SCSI codecs, decoding bytes as a driver sees them on the bus,"
-echo "then one tagged read through the core on the simulated bus."
-echo "(pcamctl, the full simulated-bus demo and the ASPI layer come with a later"
-echo " issue; this shows what is real now.)"
-
-say "CDBs: name, LBA, length in blocks and bytes, direction"
-run cdb 28 00 00 00 12 34 00 00 08 00
-run cdb 8a 00 00 00 00 01 00 00 00 00 00 00 01 00 00 00
-run cdb 12 01 80 00 ff 00
-run cdb 28 00 00
-
-say "Sense data, fixed and descriptor formats"
-run sense f0 00 03 00 00 12 34 0a 00 00 00 00 11 00 00 00 00 00
-run sense 70 00 06 00 00 00 00 0a 00 00 00 00 29 00 00 00 00 00
-run sense 72 05 24 00 00 00 00 08 02 06 00 00 cf 00 02 00
-run sense 70 00 02 00 00 00 00 0a 00 00 00 00 04 01 00 00 00 00
-
-say "SPI messages, as a target sends them"
-run msg c1 20 07 01 03 01 0c 0f 04 02 00
-run msg 01 06 04 09 00 3f 01 02
-run msg 23 05
-
-say "ASC/ASCQ table, including ranged entries"
-run asc 3a 00
-run asc 40 85
-
-if [ -x "$b/examples/vcdtrace" ]; then
-  say "One tagged READ(10) through the core on the simulated bus (phase log)"
-  vcd="$b/tagged-read.vcd"
-  "$b/examples/vcdtrace" "$vcd"
-  echo "VCD trace written to $vcd (open it in GTKWave; docs/trace.md shows it drawn)"
+P="$b/examples/pcamctl/pcamctl"
+w="$b/demo-work"
+if [ ! -x "$P" ]; then
+  echo "demo: $P is missing; run scripts/demo.sh (it builds it)" >&2
+  exit 1
 fi
+rm -rf "$w"
+mkdir -p "$w"
+
+# The bus: a 64 MiB disk at ID 0 (medium in a file, a bad block at LBA 4242),
+# a 1 GiB Fast-10 disk at 2, a CD-ROM at 3, a narrow three-LUN disk at 5 and
+# an Ultra160 (DT) disk at 6. pcamctl takes it from $PCAMCTL_SIM.
+PCAMCTL_SIM="0:disk:64M:file=$w/disk0.img:merr=4242,2:disk:1G:fast10,3:cd,5:disk:16M:luns=3:narrow,6:disk:256M:fast80"
+export PCAMCTL_SIM
+
+say() { printf '\n== %s\n' "$*"; }
+ctl() {
+  printf '$ pcamctl %s\n' "$*"
+  "$P" "$@"
+}
+
+echo "pcam demo: the pcam core (include/pcam/pcam.h) driving a simulated parallel"
+echo "SCSI bus (hal/sim), through pcamctl. Every command below runs with"
+echo "  PCAMCTL_SIM=\"$PCAMCTL_SIM\""
+
+say "1. Scan: the device table"
+ctl devlist -l
+
+say "2. INQUIRY: standard data and the serial-number VPD page"
+ctl inquiry 0
+ctl inquiry 3
+ctl inquiry 5:2 --vpd 0x80
+
+say "3. Negotiation: user limits, goal and the agreement in force"
+ctl negotiate 6
+ctl negotiate 5
+
+say "4. Write, read back, compare"
+awk 'BEGIN { for (i = 0; i < 1048576; i++) printf "%c", 32 + (i * 31 + int(i / 512)) % 95 }' >"$w/pattern.bin"
+ctl write 0 --lba 2048 -i "$w/pattern.bin"
+ctl read 0 --lba 2048 --count 2048 -o "$w/readback.bin"
+if cmp -s "$w/pattern.bin" "$w/readback.bin"; then
+  echo "identical: 1 MiB written and read back through the core (cmp)"
+else
+  echo "demo: the data read back differs from what was written" >&2
+  exit 1
+fi
+
+say "5. An injected MEDIUM ERROR at LBA 4242, its sense data decoded"
+if ctl read 0 --lba 4240 --count 8 -o "$w/bad.bin" 2>"$w/err.txt"; then
+  echo "demo: the read over the bad block succeeded" >&2
+  exit 1
+fi
+cat "$w/err.txt"
+echo "(exit status 1; 4242 = 0x1092, the INFORMATION field)"
+
+say "6. A VCD trace of one tagged READ on the bus"
+ctl trace -o "$w/read.vcd" read 0 --lba 2048 --count 8 -o "$w/traced.bin"
+echo "open it with: gtkwave $w/read.vcd   (docs/trace.md shows such a picture)"

@@ -1,0 +1,278 @@
+/*
+ * Back-ends: where pcamctl's bus comes from.
+ *
+ * "sim" builds the simulated bus of hal/sim from the topology, drives it
+ * with the test harness (tests/support/simrig.c, which plays the shim: it
+ * delivers interrupts and moves simulated time when both sides wait), and
+ * scans it. A simulated bus lives for one process run, so every subcommand
+ * builds, scans and acts; only file= media persist.
+ *
+ * "qemu-esp" will start QEMU with an AM53C974 and the given images and
+ * drive hal/esp over the qtest socket. Its ops table is the seam: until
+ * hal/esp and osshim/posix exist, open() says so and fails.
+ */
+#define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS and MAP_NORESERVE in glibc */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+#if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
+#define MAP_ANONYMOUS MAP_ANON
+#endif
+#ifndef MAP_NORESERVE
+#define MAP_NORESERVE 0
+#endif
+
+/* ------------------------------------------------------------------ */
+/* sim */
+
+static void *map_file(ctl *c, const char *path, size_t len, int *rc)
+{
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    struct stat st;
+    void *p;
+    if (fd < 0) {
+        *rc = ctl_err(c, CTL_EFAIL, "cannot open the media file %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || ((size_t)st.st_size < len && ftruncate(fd, (off_t)len) != 0)) {
+        *rc = ctl_err(c, CTL_EFAIL, "cannot size the media file %s: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        *rc = ctl_err(c, CTL_EFAIL, "cannot map the media file %s: %s", path, strerror(errno));
+        return NULL;
+    }
+    return p;
+}
+
+static int add_target(ctl *c, uint8_t id)
+{
+    const spec_target *t = &c->spec.t[id];
+    int rc = pcam_sim_add_target(c->rig.sim, id, &t->tc);
+    if (rc != 0)
+        return ctl_err(c, CTL_EUSAGE, "cannot add target %u: %s", id, pcam_strerror(rc));
+    for (uint8_t l = 0; l < t->luns; l++) {
+        pcam_simlu *lu = pcam_sim_lu(c->rig.sim, id, l);
+        uint8_t *store = NULL;
+        char serial[21];
+        size_t len = (size_t)t->bytes;
+        snprintf(serial, sizeof serial, "PCS%02u%u", (unsigned)id, (unsigned)l);
+        if (len != 0) {
+            if (t->file[0] != '\0') {
+                rc = 0;
+                store = map_file(c, t->file, len, &rc);
+                if (store == NULL)
+                    return rc;
+            } else {
+                /* Anonymous pages stay unbacked until written, so a 1G disk
+                 * costs only what the run writes (a fresh disk reads zeros),
+                 * also under sanitizers, which would clear a calloc'd one. */
+                void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                               -1, 0);
+                if (p == MAP_FAILED)
+                    return ctl_err(c, CTL_EFAIL, "cannot allocate %zu bytes for target %u", len, id);
+                store = p;
+            }
+            c->media[id][l] = store;
+            c->media_len[id][l] = len;
+        }
+        if (t->kind == SPEC_DISK) {
+            pcam_simlu_init_disk(lu, store, t->bytes / t->block_size, t->block_size, t->vendor,
+                                 t->product, serial);
+            for (unsigned i = 0; i < t->nmerr; i++)
+                (void)pcam_simlu_add_medium_error(lu, t->merr[i]);
+        } else {
+            pcam_simlu_init_cdrom(lu, store, t->bytes / t->block_size, t->vendor, t->product);
+        }
+    }
+    return 0;
+}
+
+static void sim_close(ctl *c);
+
+static int sim_open(ctl *c)
+{
+    pcam_sim_config sc;
+    pcam_sim_config_defaults(&sc);
+    sc.width = c->spec.width;
+    sc.initiator_id = c->spec.initiator;
+    sc.seed = c->spec.seed;
+    if (sc.width == 8)
+        sc.cap_flags &= ~(uint32_t)PCAM_HAL_CAP_WIDE;
+    int rc = simrig_init(&c->rig, &sc, &c->bcfg, c->polled);
+    if (rc != 0) {
+        if (c->rig.sim != NULL)
+            simrig_fini(&c->rig);
+        return ctl_err(c, CTL_EUSAGE, "cannot build the simulated bus: %s", pcam_strerror(rc));
+    }
+    c->open = true;
+    c->rig.check_every = 0;
+    for (uint8_t id = 0; id < PCAM_SIM_MAX_IDS; id++) {
+        if (c->spec.t[id].kind == SPEC_NONE)
+            continue;
+        rc = add_target(c, id);
+        if (rc != 0) {
+            sim_close(c);
+            return rc;
+        }
+    }
+    return 0;
+}
+
+static void sim_submit(ctl *c, pcam_ccb *ccb)
+{
+    pcam_action(&c->rig.bus, ccb);
+    /* The rig asks the core for its next deadline only after its own entry
+     * points; a CCB handed in here may have moved it. */
+    c->rig.deadline = pcam_bus_next_deadline(&c->rig.bus);
+}
+
+static bool sim_step(ctl *c)
+{
+    return simrig_step(&c->rig);
+}
+
+static uint64_t sim_now(ctl *c)
+{
+    return pcam_sim_now(c->rig.sim);
+}
+
+static void sim_close(ctl *c)
+{
+    if (!c->open)
+        return;
+    if (c->vcd_path != NULL) {
+        /* A few idle microseconds so the waveform ends with the bus free. */
+        pcam_sim_advance(c->rig.sim, pcam_sim_now(c->rig.sim) + 2000);
+        if (pcam_sim_vcd_close(c->rig.sim) != 0)
+            ctl_err(c, CTL_EFAIL, "writing %s failed", c->vcd_path);
+    }
+    pcam_sim_set_log(c->rig.sim, NULL);
+    simrig_fini(&c->rig);
+    for (unsigned i = 0; i < PCAM_SIM_MAX_IDS; i++)
+        for (unsigned l = 0; l < PCAM_SIM_LUNS; l++) {
+            if (c->media[i][l] == NULL)
+                continue;
+            munmap(c->media[i][l], c->media_len[i][l]);
+            c->media[i][l] = NULL;
+        }
+    c->open = false;
+}
+
+static const ctl_backend sim_backend = {"sim", sim_open, sim_submit, sim_step, sim_now, sim_close};
+
+/* ------------------------------------------------------------------ */
+/* qemu-esp: the seam for the AM53C974 back-end under QEMU. */
+
+static int qemu_esp_open(ctl *c)
+{
+    return ctl_err(c, CTL_EBACKEND,
+                   "back-end 'qemu-esp' is not built yet (it needs hal/esp and osshim/posix); "
+                   "use --backend sim");
+}
+
+static const ctl_backend qemu_esp_backend = {"qemu-esp", qemu_esp_open, NULL, NULL, NULL, NULL};
+
+static const ctl_backend *const backends[] = {&sim_backend, &qemu_esp_backend};
+
+const ctl_backend *ctl_find_backend(const char *name)
+{
+    for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++)
+        if (strcmp(backends[i]->name, name) == 0)
+            return backends[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+
+static void sync_done(pcam_ccb *ccb)
+{
+    *(bool *)ccb->user = true;
+}
+
+uint32_t ctl_sync(ctl *c, pcam_ccb *ccb, uint32_t limit_ms)
+{
+    bool done = false;
+    void *saved = ccb->user;
+    ccb->user = &done;
+    ccb->done = sync_done;
+    uint64_t until = ctl_now(c) + (uint64_t)limit_ms * 1000000u;
+    ctl_submit(c, ccb);
+    while (!done && ctl_now(c) <= until && ctl_step(c))
+        ;
+    ccb->user = saved;
+    return done ? ccb->status : 0xFFFFFFFFu;
+}
+
+void ctl_submit(ctl *c, pcam_ccb *ccb)
+{
+    c->be->submit(c, ccb);
+}
+
+bool ctl_step(ctl *c)
+{
+    return c->be->step(c);
+}
+
+uint64_t ctl_now(ctl *c)
+{
+    return c->be->now(c);
+}
+
+pcam_bus *ctl_bus(ctl *c)
+{
+    return &c->rig.bus;
+}
+
+/* The VCD and the phase log start together, before or after the scan. */
+static int start_trace(ctl *c)
+{
+    if (c->vcd_path != NULL && pcam_sim_vcd_open(c->rig.sim, c->vcd_path) != 0) {
+        const char *path = c->vcd_path;
+        c->vcd_path = NULL;
+        ctl_close(c);
+        return ctl_err(c, CTL_EFAIL, "cannot create %s", path);
+    }
+    if (c->phases)
+        pcam_sim_set_log(c->rig.sim, stdout);
+    return 0;
+}
+
+int ctl_open(ctl *c)
+{
+    int rc = c->be->open(c);
+    if (rc != 0)
+        return rc;
+    if (c->vcd_with_scan && (rc = start_trace(c)) != 0)
+        return rc;
+    if (c->scan) {
+        pcam_ccb scan;
+        memset(&scan, 0, sizeof scan);
+        scan.func = PCAM_FN_SCAN_BUS;
+        uint32_t st = ctl_sync(c, &scan, 120000);
+        if (st != PCAM_REQ_CMP) {
+            ctl_close(c);
+            return ctl_err(c, CTL_EFAIL, "bus scan failed: %s",
+                           st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+        }
+    }
+    if (!c->vcd_with_scan && (rc = start_trace(c)) != 0)
+        return rc;
+    return 0;
+}
+
+void ctl_close(ctl *c)
+{
+    if (c->open && c->be->close != NULL)
+        c->be->close(c);
+}

@@ -1,0 +1,139 @@
+/*
+ * sense (decode bytes, no bus), trace (any command with a VCD of the bus)
+ * and bench (the benchmark, shared with bench/pcambench).
+ */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "pcam/pcam_sense.h"
+#include "pcambench.h"
+
+static int hexval(int ch)
+{
+    if (ch >= '0' && ch <= '9')
+        return ch - '0';
+    ch = tolower(ch);
+    return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+int cmd_sense(ctl *c, int argc, char **argv)
+{
+    uint8_t b[PCAM_SENSE_MAX_LEN];
+    size_t n = 0;
+    if (argc == 0)
+        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl sense HEX... (e.g. 70 00 03 00 00 00 00 0a 00 00 00 00 11 00)");
+    for (int i = 0; i < argc; i++) {
+        const char *s = argv[i];
+        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            s += 2;
+        size_t len = strlen(s);
+        if (len == 0 || len % 2 != 0)
+            return ctl_err(c, CTL_EUSAGE, "sense: '%s' is not a whole number of hex bytes", argv[i]);
+        for (size_t k = 0; k < len; k += 2) {
+            int hi = hexval((unsigned char)s[k]), lo = hexval((unsigned char)s[k + 1]);
+            if (hi < 0 || lo < 0)
+                return ctl_err(c, CTL_EUSAGE, "sense: '%s' is not hex", argv[i]);
+            if (n == sizeof b)
+                return ctl_err(c, CTL_EUSAGE, "sense: more than %zu bytes", sizeof b);
+            b[n++] = (uint8_t)(hi << 4 | lo);
+        }
+    }
+    pcam_sense s;
+    pcam_err e = pcam_sense_decode(b, n, &s);
+    if (c->json) {
+        j_sense(NULL, b, n);
+        j_done();
+    }
+    if (e != PCAM_OK)
+        return ctl_err(c, CTL_EFAIL, "invalid sense data: %s", pcam_strerror(e));
+    if (c->json)
+        return 0;
+    char line[256];
+    pcam_sense_format(&s, line, sizeof line);
+    printf("%s\n", line);
+    printf("  response code 0x%02x (%s, %s), key 0x%x %s", s.response_code,
+           s.response_code >= 0x72 && s.response_code <= 0x73 ? "descriptor" : "fixed",
+           s.deferred ? "deferred" : "current", s.key, pcam_sense_key_name(s.key));
+    if (s.asc_valid) {
+        char text[128];
+        pcam_asc_format(s.asc, s.ascq, text, sizeof text);
+        printf(", ASC 0x%02x ASCQ 0x%02x: %s", s.asc, s.ascq, text);
+    }
+    putchar('\n');
+    if (s.info_valid)
+        printf("  information %llu (0x%llx)\n", (unsigned long long)s.info, (unsigned long long)s.info);
+    return 0;
+}
+
+int cmd_trace(ctl *c, int argc, char **argv)
+{
+    const char *out = "pcam.vcd";
+    int i;
+    for (i = 0; i < argc && argv[i][0] == '-'; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            out = argv[++i];
+        else if (strcmp(argv[i], "--scan") == 0)
+            c->vcd_with_scan = true;
+        else if (strcmp(argv[i], "--phases") == 0)
+            c->phases = true;
+        else
+            return ctl_err(c, CTL_EUSAGE, "trace: unknown option '%s'", argv[i]);
+    }
+    if (i >= argc)
+        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl trace [-o FILE] [--scan] [--phases] COMMAND [ARGS]");
+    const char *sub = argv[i];
+    if (strcmp(sub, "trace") == 0 || strcmp(sub, "sense") == 0 || strcmp(sub, "bench") == 0)
+        return ctl_err(c, CTL_EUSAGE, "trace: '%s' does not run on the traced bus", sub);
+    if (strcmp(c->be->name, "sim") != 0)
+        return ctl_err(c, CTL_EUSAGE, "trace needs the sim back-end (the bus signals come from the simulator)");
+    if (c->phases && c->json)
+        return ctl_err(c, CTL_EUSAGE, "trace: --phases and --json would share stdout");
+    /* devlist's work is the scan itself. */
+    if (strcmp(sub, "devlist") == 0)
+        c->vcd_with_scan = true;
+    c->vcd_path = out;
+    int rc = ctl_dispatch(c, sub, argc - i - 1, argv + i + 1);
+    if (rc < 0)
+        return ctl_err(c, CTL_EUSAGE, "trace: unknown command '%s'", sub);
+    bool opened = c->open;
+    ctl_close(c);
+    if (opened) {
+        FILE *f = c->json ? stderr : stdout;
+        fprintf(f, "VCD trace of the bus written to %s\n", out);
+    }
+    return rc;
+}
+
+int cmd_bench(ctl *c, int argc, char **argv)
+{
+    /* pcambench parses argv[1..]: give it a program slot and, with --json,
+     * the flag. The benchmark builds its own bus of identical disks. */
+    char **args = calloc((size_t)argc + 3, sizeof *args);
+    if (args == NULL)
+        return ctl_err(c, CTL_EFAIL, "out of memory");
+    int n = 0;
+    args[n++] = (char *)"pcamctl bench";
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            free(args);
+            fputs("usage: pcamctl bench [--targets N] [--depth D] [--pattern rand4k|seq32k|fileserver|mixed]\n"
+                  "                     [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
+                  "                     [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled]\n"
+                  "                     [--starve-ms MS] [--age-ms MS] [--fast-disks]\n"
+                  "  (the same options and figures as bench/pcambench; --sim does not apply)\n",
+                  stdout);
+            return 0;
+        }
+        args[n++] = argv[i];
+    }
+    if (c->json)
+        args[n++] = (char *)"--json";
+    if (c->polled)
+        args[n++] = (char *)"--polled";
+    fflush(stdout);
+    int rc = pcambench_main(n, args, "pcamctl bench");
+    free(args);
+    return rc;
+}

@@ -1,0 +1,187 @@
+/*
+ * pcamctl internals shared by its source files: the run context, the
+ * back-end seam, the simulated-bus topology (simspec.c), output helpers
+ * (out.c) and the subcommands (cmd_*.c).
+ *
+ * Every subcommand talks to the bus only through the CCB API
+ * (include/pcam/pcam.h) via ctl_sync()/ctl_submit()/ctl_step(); what a
+ * back-end has to provide is the small ctl_backend table below, so a
+ * qemu-esp back-end slots in without touching the subcommands.
+ */
+#ifndef PCAMCTL_CTL_H
+#define PCAMCTL_CTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pcam/pcam.h"
+#include "pcam_sim.h"
+#include "simrig.h"
+
+/* Exit statuses (documented in the usage text and examples/pcamctl/README.md). */
+enum {
+    CTL_OK = 0,         /* done */
+    CTL_EFAIL = 1,      /* the command failed on the bus (CHECK CONDITION, timeout...) or a file failed */
+    CTL_EUSAGE = 2,     /* bad arguments or a bad topology */
+    CTL_ENODEV = 3,     /* no device at the path given */
+    CTL_EBACKEND = 4    /* the back-end is not available */
+};
+
+/* ---- simulated topology (simspec.c) ---- */
+#define SPEC_MAX_MERR 8
+#define SPEC_NAME 17
+#define SPEC_PATH 256
+
+typedef enum spec_kind { SPEC_NONE = 0, SPEC_DISK = 1, SPEC_CD = 2 } spec_kind;
+
+typedef struct spec_target {
+    spec_kind kind;
+    uint64_t bytes;            /* medium size per LUN (0 for an empty CD tray) */
+    uint32_t block_size;       /* 512 for disks unless bs=, 2048 for CDs */
+    uint8_t luns;              /* LUNs 0..luns-1 present */
+    bool size_given;
+    pcam_sim_target_config tc; /* behaviour: speed, width, tags, injected faults */
+    uint64_t merr[SPEC_MAX_MERR];
+    uint8_t nmerr;
+    char vendor[9];
+    char product[SPEC_NAME];
+    char file[SPEC_PATH];      /* media file (disk, luns=1), "" = memory */
+} spec_target;
+
+typedef struct simspec {
+    spec_target t[PCAM_SIM_MAX_IDS];
+    uint8_t width;             /* 16 (default) or 8 */
+    uint8_t initiator;         /* 7 */
+    uint64_t seed;             /* 1 */
+} simspec;
+
+/* Parse a topology string (see the grammar in simspec.c and the README).
+ * Returns 0, or CTL_EUSAGE with a message in err. */
+int simspec_parse(const char *text, simspec *out, char *err, size_t errcap);
+/* Read a topology file (comments with '#', entries separated by commas or
+ * newlines) into a string; returns a malloc'd string or NULL with err set. */
+char *simspec_read_file(const char *path, char *err, size_t errcap);
+
+/* ---- the run context ---- */
+struct ctl;
+
+typedef struct ctl_backend {
+    const char *name;
+    /* Build the bus, the devices behind it, and scan. Returns a CTL_* code
+     * with a message already printed. */
+    int (*open)(struct ctl *c);
+    /* Hand a CCB to the core (the caller set ccb->done). */
+    void (*submit)(struct ctl *c, pcam_ccb *ccb);
+    /* Move the bus on by one step (an interrupt, a poll, or time passing);
+     * false when nothing at all is pending. */
+    bool (*step)(struct ctl *c);
+    /* Back-end time in ns (simulated time on sim). */
+    uint64_t (*now)(struct ctl *c);
+    void (*close)(struct ctl *c);
+} ctl_backend;
+
+typedef struct ctl {
+    const char *prog;
+    bool json;
+    bool polled;
+    bool quiet;                /* ctl_err()/ctl_io_fail() print nothing (probes) */
+    const char *backend_name;
+    const ctl_backend *be;
+    const char *spec_text;     /* as given, for messages */
+    simspec spec;
+    pcam_bus_config bcfg;      /* subcommands may change it before ctl_open() */
+    bool scan;                 /* scan the bus in ctl_open() (default true) */
+    /* trace */
+    const char *vcd_path;      /* write a VCD of the bus (sim only) */
+    bool vcd_with_scan;        /* start the VCD before the scan */
+    bool phases;               /* print the phase log on stdout */
+    /* sim state */
+    bool open;
+    simrig rig;
+    void *media[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS];
+    size_t media_len[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS];
+} ctl;
+
+/* Back-ends (backend.c). */
+const ctl_backend *ctl_find_backend(const char *name);
+int ctl_open(ctl *c);
+void ctl_close(ctl *c);
+pcam_bus *ctl_bus(ctl *c);
+
+/* Run one CCB to completion; returns its status (0xFFFFFFFF if it never
+ * completed within limit_ms of back-end time). ccb->done is set here. */
+uint32_t ctl_sync(ctl *c, pcam_ccb *ccb, uint32_t limit_ms);
+void ctl_submit(ctl *c, pcam_ccb *ccb);
+bool ctl_step(ctl *c);
+uint64_t ctl_now(ctl *c);
+
+/* A path "T" or "T:L". Returns 0 or CTL_EUSAGE (message printed). */
+int ctl_parse_path(ctl *c, const char *s, uint8_t *target, uint8_t *lun, bool allow_lun);
+/* Fails with CTL_ENODEV (message printed) unless a LU is at target:lun. */
+int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev);
+/* Parse an unsigned number (decimal or 0x hex). */
+bool ctl_parse_u64(const char *s, uint64_t *out);
+
+/* SCSI I/O helper: a CCB with a sense buffer. */
+typedef struct ctl_io {
+    pcam_ccb ccb;
+    uint8_t sense[64];
+    uint32_t status;
+} ctl_io;
+void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,
+                 pcam_dir dir, void *data, uint32_t len);
+uint32_t ctl_io_run(ctl *c, ctl_io *io);
+/* Describe a failed I/O (status, SCSI status, decoded sense) into buf. */
+void ctl_io_describe(const ctl_io *io, char *buf, size_t cap);
+/* Print "pcamctl: WHAT failed: DESCRIPTION" on stderr and, with --json, an
+ * error object on stdout. Returns CTL_EFAIL. */
+int ctl_io_fail(ctl *c, const char *what, const ctl_io *io);
+
+/* ---- output (out.c) ---- */
+int ctl_err(ctl *c, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* A small streaming JSON writer on stdout. */
+void j_obj(const char *key);
+void j_end_obj(void);
+void j_arr(const char *key);
+void j_end_arr(void);
+void j_str(const char *key, const char *v);
+void j_u64(const char *key, uint64_t v);
+void j_bool(const char *key, bool v);
+void j_null(const char *key);
+void j_done(void);   /* newline after the top-level value */
+/* Sense bytes as a JSON object under key. */
+void j_sense(const char *key, const uint8_t *sense, size_t len);
+void ctl_hexdump(const uint8_t *b, size_t n);
+const char *ctl_event_name(uint16_t code);
+/* Drain the event ring, printing it (text) or as a JSON array "events". */
+void ctl_print_events(ctl *c);
+
+/* ---- subcommands ---- */
+int cmd_devlist(ctl *c, int argc, char **argv);
+int cmd_inquiry(ctl *c, int argc, char **argv);
+int cmd_readcap(ctl *c, int argc, char **argv);
+int cmd_tur(ctl *c, int argc, char **argv);
+int cmd_read(ctl *c, int argc, char **argv);
+int cmd_write(ctl *c, int argc, char **argv);
+int cmd_negotiate(ctl *c, int argc, char **argv);
+int cmd_tags(ctl *c, int argc, char **argv);
+int cmd_reset(ctl *c, int argc, char **argv);
+int cmd_sense(ctl *c, int argc, char **argv);
+int cmd_trace(ctl *c, int argc, char **argv);
+int cmd_bench(ctl *c, int argc, char **argv);
+/* Run a subcommand by name (trace uses it); -1 if the name is unknown. */
+int ctl_dispatch(ctl *c, const char *name, int argc, char **argv);
+
+/* "0x0C 50.0 ns offset 16 wide 40.0 MB/s", or "asynchronous narrow". */
+void ctl_fmt_xfer(const pcam_xfer_settings *x, char *buf, size_t cap);
+
+/* Capacity of a LU through READ CAPACITY (10, then 16 if needed). */
+int ctl_capacity(ctl *c, uint8_t target, uint8_t lun, uint64_t *blocks, uint32_t *block_size);
+
+#endif /* PCAMCTL_CTL_H */

@@ -1,0 +1,232 @@
+/*
+ * Output: error messages, a small streaming JSON writer, sense and event
+ * rendering. The JSON writer keeps one "first member" flag per nesting
+ * level so callers only say what to write, never where commas go.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "pcam/pcam_sense.h"
+
+int ctl_err(ctl *c, int code, const char *fmt, ...)
+{
+    va_list ap;
+    if (c != NULL && c->quiet)
+        return code;
+    fprintf(stderr, "%s: ", c != NULL && c->prog != NULL ? c->prog : "pcamctl");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+/* ------------------------------------------------------------------ */
+#define J_DEPTH 16
+static bool j_first[J_DEPTH] = {true};
+static int j_level;
+
+static void j_string(const char *s)
+{
+    putchar('"');
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            printf("\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", stdout);
+        else if (ch < 0x20 || ch >= 0x7F)
+            printf("\\u%04x", ch);
+        else
+            putchar(ch);
+    }
+    putchar('"');
+}
+
+static void j_key(const char *key)
+{
+    if (!j_first[j_level])
+        putchar(',');
+    j_first[j_level] = false;
+    if (key != NULL) {
+        j_string(key);
+        putchar(':');
+    }
+}
+
+static void j_open(const char *key, char ch)
+{
+    j_key(key);
+    putchar(ch);
+    if (j_level + 1 < J_DEPTH)
+        j_level++;
+    j_first[j_level] = true;
+}
+
+void j_obj(const char *key) { j_open(key, '{'); }
+void j_arr(const char *key) { j_open(key, '['); }
+
+void j_end_obj(void)
+{
+    putchar('}');
+    if (j_level > 0)
+        j_level--;
+}
+
+void j_end_arr(void)
+{
+    putchar(']');
+    if (j_level > 0)
+        j_level--;
+}
+
+void j_str(const char *key, const char *v)
+{
+    j_key(key);
+    j_string(v != NULL ? v : "");
+}
+
+void j_u64(const char *key, uint64_t v)
+{
+    j_key(key);
+    printf("%llu", (unsigned long long)v);
+}
+
+void j_bool(const char *key, bool v)
+{
+    j_key(key);
+    fputs(v ? "true" : "false", stdout);
+}
+
+void j_null(const char *key)
+{
+    j_key(key);
+    fputs("null", stdout);
+}
+
+void j_done(void)
+{
+    putchar('\n');
+    j_level = 0;
+    j_first[0] = true;
+}
+
+void j_sense(const char *key, const uint8_t *sense, size_t len)
+{
+    pcam_sense s;
+    char line[256];
+    char hex[3 * 64 + 1];
+    size_t n = len < 64 ? len : 64;
+    for (size_t i = 0; i < n; i++)
+        snprintf(hex + 3 * i, 4, "%02x%s", sense[i], i + 1 < n ? " " : "");
+    hex[n ? 3 * n - 1 : 0] = '\0';
+    pcam_err e = pcam_sense_decode(sense, len, &s);
+    j_obj(key);
+    j_str("bytes", hex);
+    if (e != PCAM_OK) {
+        j_str("error", pcam_strerror(e));
+        j_end_obj();
+        return;
+    }
+    pcam_sense_format(&s, line, sizeof line);
+    j_u64("response_code", s.response_code);
+    j_bool("deferred", s.deferred);
+    j_u64("key", s.key);
+    j_str("key_name", pcam_sense_key_name(s.key));
+    if (s.asc_valid) {
+        char text[128];
+        pcam_asc_format(s.asc, s.ascq, text, sizeof text);
+        j_u64("asc", s.asc);
+        j_u64("ascq", s.ascq);
+        j_str("asc_text", text);
+    }
+    if (s.info_valid)
+        j_u64("info", s.info);
+    else
+        j_null("info");
+    j_bool("truncated", s.truncated);
+    j_str("text", line);
+    j_end_obj();
+}
+
+void ctl_hexdump(const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i += 16) {
+        printf("  %04zx ", i);
+        for (size_t k = 0; k < 16; k++) {
+            if (i + k < n)
+                printf(" %02x", b[i + k]);
+            else
+                fputs("   ", stdout);
+        }
+        fputs("  ", stdout);
+        for (size_t k = 0; k < 16 && i + k < n; k++)
+            putchar(b[i + k] >= 0x20 && b[i + k] < 0x7F ? b[i + k] : '.');
+        putchar('\n');
+    }
+}
+
+const char *ctl_event_name(uint16_t code)
+{
+    static const char *const names[] = {
+        NULL, "BUS_RESET", "CHIP_RESET", "SEL_TIMEOUT", "NEGOTIATED", "QUEUE_FULL", "TIMEOUT",
+        "ABORT_SENT", "BDR_SENT", "LUN_RESET", "PARITY", "UNEXP_FREE", "BAD_PHASE",
+        "BAD_RESELECT", "MSG_REJECT", "CHECK_COND", "FOUND", "LOST", "ORDERED", "STARVE",
+        "SPEED_DOWN"};
+    if (code < sizeof names / sizeof names[0] && names[code] != NULL)
+        return names[code];
+    return "EVENT";
+}
+
+void ctl_print_events(ctl *c)
+{
+    pcam_event ev[PCAM_EVENT_RING];
+    size_t n = pcam_bus_read_events(ctl_bus(c), ev, PCAM_EVENT_RING);
+    if (c->json)
+        j_arr("events");
+    else if (n != 0)
+        printf("events:\n");
+    for (size_t i = 0; i < n; i++) {
+        if (c->json) {
+            j_obj(NULL);
+            j_u64("time_ns", ev[i].time_ns);
+            j_str("event", ctl_event_name(ev[i].code));
+            if (ev[i].target != 0xFF)
+                j_u64("target", ev[i].target);
+            if (ev[i].lun != 0xFF)
+                j_u64("lun", ev[i].lun);
+            j_u64("arg", ev[i].arg);
+            j_end_obj();
+            continue;
+        }
+        printf("  %10.3f ms  %-12s", (double)ev[i].time_ns / 1e6, ctl_event_name(ev[i].code));
+        if (ev[i].target != 0xFF)
+            printf(" target %u", ev[i].target);
+        if (ev[i].lun != 0xFF)
+            printf(" lun %u", ev[i].lun);
+        if (ev[i].code == PCAM_EV_CHECK_COND) {
+            char text[128];
+            unsigned key = (ev[i].arg >> 16) & 0xFu, asc = (ev[i].arg >> 8) & 0xFFu,
+                     ascq = ev[i].arg & 0xFFu;
+            pcam_asc_format((uint8_t)asc, (uint8_t)ascq, text, sizeof text);
+            printf("  %s: %s (%x/%02x/%02x)", pcam_sense_key_name((uint8_t)key), text, key, asc, ascq);
+        } else if (ev[i].code == PCAM_EV_NEGOTIATED) {
+            pcam_xfer_settings x;
+            char text[96];
+            memset(&x, 0, sizeof x);
+            x.period = (uint8_t)ev[i].arg;
+            x.offset = (uint8_t)(ev[i].arg >> 8);
+            x.width = (uint8_t)(ev[i].arg >> 16);
+            x.ppr_options = (uint8_t)(ev[i].arg >> 24);
+            ctl_fmt_xfer(&x, text, sizeof text);
+            printf("  %s", text);
+        } else if (ev[i].arg != 0) {
+            printf("  arg 0x%x", (unsigned)ev[i].arg);
+        }
+        putchar('\n');
+    }
+    if (c->json)
+        j_end_arr();
+}
