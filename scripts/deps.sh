@@ -6,7 +6,7 @@ set -eu
 what=${1:-test}
 pkgs="build-essential cmake pkg-config"
 if [ "$what" = test ]; then
-  pkgs="$pkgs libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi qemu-system-x86"
+  pkgs="$pkgs libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi qemu-system-x86 qemu-user"
 else
   pkgs="$pkgs libcmocka-dev doxygen valgrind"
 fi

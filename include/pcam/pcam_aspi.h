@@ -1,0 +1,214 @@
+/**
+ * @file pcam_aspi.h
+ * @brief Binding of the ASPI for Win32 layer (aspi/, header wnaspi32.h):
+ *        how an embedder turns pcam buses into ASPI host adapters.
+ *
+ * The ASPI exports (SendASPI32Command() and friends) take no context, so the
+ * layer keeps one global manager: pcam_aspi_init() sets it up with the
+ * host services (buffers, event signalling, optional global lock), and
+ * pcam_aspi_add_adapter() makes each pcam bus one host adapter, numbered
+ * from 0 in the order added. Register every adapter before clients run and
+ * call pcam_aspi_shutdown() only after they stopped.
+ *
+ * Locking and progress. The layer never runs the bus itself: the embedder
+ * does (interrupt, timer tick, polled loop, or the simulated time of
+ * hal/sim), holding the adapter's lock around every core entry point, the
+ * same lock this layer takes through pcam_aspi_adapter_ops::lock. When a
+ * synchronous command must wait for the bus (a rescan, an abort), the layer
+ * calls pcam_aspi_adapter_ops::wait in a loop with the lock held; the
+ * embedder either runs the bus there (polled) or sleeps until its own
+ * service context has run it (threaded). The layer wakes waiters through
+ * pcam_aspi_adapter_ops::wake whenever a request it tracks changes state.
+ *
+ * Notification. Completions arrive inside the core with the lock held;
+ * calling a client's posting routine there would deadlock the first client
+ * that submits from it. So completions are queued, and
+ * pcam_aspi_deliver() runs them without the lock: the embedder calls it
+ * after every time it ran the bus and released the lock (the layer also
+ * calls it itself on its own paths). Each queued notification is run by
+ * exactly one caller.
+ */
+#ifndef PCAM_ASPI_H
+#define PCAM_ASPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include "pcam.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most host adapters the manager keeps (HaId 0..7). */
+#define PCAM_ASPI_MAX_ADAPTERS 8
+/** Most GetASPI32Buffer buffers outstanding at once. */
+#define PCAM_ASPI_MAX_BUFFERS 32
+/** Longest GetASPI32Buffer buffer (512 KiB). */
+#define PCAM_ASPI_BUFFER_MAX (512u * 1024u)
+/** Alignment of GetASPI32Buffer buffers (a page: enough for any adapter's DMA). */
+#define PCAM_ASPI_BUFFER_ALIGN 4096u
+/** LUNs per target whose timeouts SC_GETSET_TIMEOUTS keeps. */
+#define PCAM_ASPI_TIMEOUT_LUNS 8
+/** Longest timeout SC_GETSET_TIMEOUTS accepts, in seconds (30 hours). */
+#define PCAM_ASPI_TIMEOUT_MAX_S 108000u
+
+/** Services of the manager as a whole. Entries marked optional may be NULL. */
+typedef struct pcam_aspi_host {
+    /** Passed back to every call. */
+    void *ctx;
+    /** Optional: serialise the buffer table between threads. @param ctx pcam_aspi_host::ctx. */
+    void (*lock)(void *ctx);
+    /** Optional: release pcam_aspi_host::lock. @param ctx pcam_aspi_host::ctx. */
+    void (*unlock)(void *ctx);
+    /**
+     * Optional: memory for GetASPI32Buffer (without it that call fails).
+     * @param ctx pcam_aspi_host::ctx. @param len bytes (1..#PCAM_ASPI_BUFFER_MAX).
+     * @param align power of two the address must be a multiple of.
+     * @return the memory, or NULL.
+     */
+    void *(*buf_alloc)(void *ctx, size_t len, size_t align);
+    /** Optional: give back buf_alloc memory. @param ctx pcam_aspi_host::ctx.
+     *  @param p the memory. @param len its length as allocated. */
+    void (*buf_free)(void *ctx, void *p, size_t len);
+    /**
+     * Signal the Win32-style event whose handle an SRB with SRB_EVENT_NOTIFY
+     * carries in SRB_PostProc. Called without any lock, exactly once per
+     * such SRB. Optional (without it event clients are not signalled).
+     * @param ctx pcam_aspi_host::ctx. @param event the handle.
+     */
+    void (*signal_event)(void *ctx, void *event);
+    /**
+     * Optional: TranslateASPI32Address (Win9x devnodes). Without it the
+     * call answers FALSE. @param ctx pcam_aspi_host::ctx.
+     * @param path the path DWORD, in or out. @param devnode the devnode, in or out.
+     * @return true when translated.
+     */
+    bool (*translate)(void *ctx, uint32_t *path, uint32_t *devnode);
+} pcam_aspi_host;
+
+/** SC_GET_DISK_INFO answer an embedder may give (BIOS mapping). */
+typedef struct pcam_aspi_disk_info {
+    uint8_t drive_flags; /**< DISK_* value of wnaspi32.h. */
+    uint8_t int13_drive; /**< BIOS drive number. */
+    uint8_t heads;       /**< Translated heads. */
+    uint8_t sectors;     /**< Translated sectors per track. */
+} pcam_aspi_disk_info;
+
+/** Services of one adapter. lock, unlock and wait are required. */
+typedef struct pcam_aspi_adapter_ops {
+    /** Take the bus lock (the one held around every core entry point). @param ctx the adapter's context. */
+    void (*lock)(void *ctx);
+    /** Release it. @param ctx the adapter's context. */
+    void (*unlock)(void *ctx);
+    /**
+     * Called with the lock held while the layer waits for the bus. Let the
+     * bus make progress, then return with the lock held: run it here
+     * (polled), or release the lock and sleep until the service context ran
+     * it or pcam_aspi_adapter_ops::wake was called. Returning without either
+     * would spin. @param ctx the adapter's context.
+     */
+    void (*wait)(void *ctx);
+    /** Optional: called with the lock held when a tracked request changed
+     *  state; wakes threads sleeping in wait. @param ctx the adapter's context. */
+    void (*wake)(void *ctx);
+    /** Optional: called with the lock held after the layer gave the core new
+     *  work (a service thread may be asleep). @param ctx the adapter's context. */
+    void (*kick)(void *ctx);
+    /**
+     * Optional: SC_GET_DISK_INFO for a present direct-access LUN, called
+     * without the lock. Without it such a disk is DISK_NOT_INT13 with no
+     * geometry. @param ctx the adapter's context. @param target target ID.
+     * @param lun LUN. @param out the answer. @return true when filled.
+     */
+    bool (*disk_info)(void *ctx, uint8_t target, uint8_t lun, pcam_aspi_disk_info *out);
+} pcam_aspi_adapter_ops;
+
+struct pcam_aspi_adapter;
+
+/** One request slot: an SRB in flight and its CCB. Storage only; fields are private. */
+typedef struct pcam_aspi_req {
+    pcam_ccb ccb;                    /**< The CCB handed to the core. */
+    struct pcam_aspi_adapter *ad;    /**< Owner. */
+    struct pcam_aspi_req *next;      /**< Notification queue link. */
+    void *srb;                       /**< The client's SRB while it is ours. */
+    void *post;                      /**< Posting routine or event, copied at submission. */
+    uint32_t gen;                    /**< Bumped each time the slot is freed. */
+    uint32_t buflen;                 /**< SRB_BufLen as submitted (for the residual). */
+    uint8_t state;                   /**< Free, in the core, queued for notification, notifying. */
+    uint8_t cmd;                     /**< SC_EXEC_SCSI_CMD or SC_RESET_DEV. */
+    uint8_t notify;                  /**< None, posting or event. */
+    uint8_t residual;                /**< Report the residual in SRB_BufLen. */
+} pcam_aspi_req;
+
+/** One host adapter. Storage only; fields are private. */
+typedef struct pcam_aspi_adapter {
+    pcam_bus *bus;                   /**< The bus. */
+    pcam_aspi_adapter_ops ops;       /**< Copied at registration. */
+    void *ctx;                       /**< Passed to ops. */
+    pcam_aspi_req *reqs;             /**< Request slots. */
+    size_t nreqs;                    /**< Their number. */
+    pcam_aspi_req *nq_head;          /**< Completed, waiting for notification. */
+    pcam_aspi_req *nq_tail;          /**< Its tail. */
+    pcam_pathinq pathinq;            /**< Path inquiry taken at registration. */
+    uint32_t timeout_s[PCAM_MAX_TARGETS][PCAM_ASPI_TIMEOUT_LUNS]; /**< SC_GETSET_TIMEOUTS (0: bus default). */
+    uint8_t ha_id;                   /**< Its HaId. */
+} pcam_aspi_adapter;
+
+/**
+ * Set up the manager (again): forget every adapter and buffer.
+ * @param host services, copied; NULL for none.
+ * @return PCAM_OK, or PCAM_ERR_NULL when exactly one of lock/unlock or of
+ *         buf_alloc/buf_free is given.
+ */
+pcam_err pcam_aspi_init(const pcam_aspi_host *host);
+
+/** Stop the manager: later calls answer SS_NO_ASPI / SS_FAILED_INIT. Buffers
+ *  still out are freed. Adapters must be idle. */
+void pcam_aspi_shutdown(void);
+
+/**
+ * Make a bus the next host adapter. Scan the bus first (PCAM_FN_SCAN_BUS)
+ * or let clients send SC_RESCAN_SCSI_BUS: SC_GET_DEV_TYPE reads the device
+ * table as the last scan left it.
+ * @param ad storage for the adapter, overwritten.
+ * @param bus an initialised bus.
+ * @param ops its services (copied); lock, unlock and wait are required.
+ * @param ctx passed to @p ops.
+ * @param reqs request slots: one per SRB that may be in flight at once.
+ * @param nreqs their number (at least 1).
+ * @param ha_id receives the HaId; may be NULL.
+ * @return PCAM_OK; PCAM_ERR_NULL; PCAM_ERR_RANGE when @p nreqs is 0, the
+ *         manager is not initialised, or #PCAM_ASPI_MAX_ADAPTERS are registered.
+ */
+pcam_err pcam_aspi_add_adapter(pcam_aspi_adapter *ad, pcam_bus *bus,
+                               const pcam_aspi_adapter_ops *ops, void *ctx,
+                               pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id);
+
+/**
+ * Run queued notifications (posting routines, events), without the lock.
+ * @param ad the adapter.
+ * @return how many were run.
+ */
+size_t pcam_aspi_deliver(pcam_aspi_adapter *ad);
+
+/**
+ * Requests of an adapter not yet finished (in the core, or not yet
+ * notified). Takes the lock. @param ad the adapter.
+ * @return the count.
+ */
+size_t pcam_aspi_in_flight(pcam_aspi_adapter *ad);
+
+/**
+ * The one table from CAM status to ASPI status (DESIGN.md rule 2).
+ * @param cam_status a pcam_ccb::status (flags are ignored).
+ * @param ss receives the SS_* value.
+ * @param hastat receives the HASTAT_* value.
+ */
+void pcam_aspi_map_status(uint32_t cam_status, uint8_t *ss, uint8_t *hastat);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCAM_ASPI_H */
