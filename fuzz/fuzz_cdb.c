@@ -2,7 +2,9 @@
  * Fuzz target for the CDB codec. The input is a raw CDB. It is checked,
  * decoded under several block sizes and formatted into roomy and tight
  * buffers; decoded block commands are rebuilt with the builders and must
- * decode to the same LBA, block count and flags. Any disagreement aborts.
+ * decode to the same LBA, block count and flags. The other builders get
+ * their arguments from the input and must build CDBs that decode to what
+ * they were asked for (builders()). Any disagreement aborts.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -90,6 +92,92 @@ static void rebuild(const uint8_t *data, size_t size, const pcam_cdb_info *in)
         abort();
 }
 
+/* The builders of the non-block commands, with arguments taken from the
+ * input and a buffer whose room is also from the input: a builder either
+ * fits and produces a CDB that checks, decodes to the same opcode, has the
+ * length its opcode group gives and asks for the data it was told to, or
+ * says NOSPACE/RANGE and writes nothing past its room. */
+static uint32_t be(const uint8_t *p, unsigned n)
+{
+    uint32_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void built(int n, const uint8_t *cdb, size_t cap, const uint8_t *room, int want_len,
+                  pcam_dir dir, uint32_t xfer)
+{
+    pcam_cdb_info info;
+
+    for (size_t i = cap; i < 24; i++)
+        if (room[i] != 0x5A)
+            abort(); /* wrote past cap */
+    if (n == PCAM_ERR_NOSPACE) {
+        if (cap >= (size_t)want_len)
+            abort();
+        return;
+    }
+    if (n == PCAM_ERR_RANGE)
+        return;
+    if (n != want_len || (size_t)n > cap)
+        abort();
+    if (pcam_cdb_check(cdb, (size_t)n) != PCAM_OK || pcam_cdb_decode(cdb, (size_t)n, 512, &info) != PCAM_OK)
+        abort();
+    if (info.opcode != cdb[0] || info.cdb_len != n || pcam_cdb_len_for_opcode(cdb[0]) != n)
+        abort();
+    if (!info.xfer_known || info.xfer_bytes != xfer || info.dir != (xfer != 0 ? dir : PCAM_DIR_NONE))
+        abort();
+}
+
+static void builders(const uint8_t *d, size_t size)
+{
+    uint8_t b[24], room[24];
+    size_t cap;
+    int n;
+
+    if (size < 8)
+        return;
+    cap = d[0] % 18u;
+#define FRESH() (memset(room, 0x5A, sizeof room), memcpy(b, room, sizeof b))
+    FRESH();
+    n = pcam_cdb_test_unit_ready(b, cap);
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, 6, PCAM_DIR_NONE, 0);
+    FRESH();
+    n = pcam_cdb_inquiry(b, cap, (d[1] & 1u) != 0, d[2], (uint16_t)be(d + 3, 2));
+    memcpy(room, b, sizeof b);
+    if ((d[1] & 1u) == 0 && d[2] != 0 && n != PCAM_ERR_RANGE && n != PCAM_ERR_NOSPACE)
+        abort(); /* a page without EVPD */
+    built(n, b, cap, room, 6, PCAM_DIR_IN, be(d + 3, 2));
+    FRESH();
+    n = pcam_cdb_request_sense(b, cap, d[4], (d[1] & 2u) != 0);
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, 6, PCAM_DIR_IN, d[4]);
+    FRESH();
+    n = pcam_cdb_report_luns(b, cap, d[5], be(d + 4, 4));
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, 12, PCAM_DIR_IN, be(d + 4, 4));
+    FRESH();
+    n = pcam_cdb_read_capacity10(b, cap);
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, 10, PCAM_DIR_IN, 8);
+    FRESH();
+    n = pcam_cdb_read_capacity16(b, cap, be(d + 4, 4));
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, 16, PCAM_DIR_IN, be(d + 4, 4));
+    FRESH();
+    unsigned ms = (d[1] & 4u) ? 10u : 6u;
+    n = pcam_cdb_mode_sense(b, cap, ms, (d[1] & 8u) != 0, d[6] & 3u, d[7] & 0x3Fu, d[6], (uint16_t)be(d + 2, 2));
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, (int)ms, PCAM_DIR_IN, be(d + 2, 2));
+    FRESH();
+    n = pcam_cdb_mode_select(b, cap, ms, (d[1] & 16u) != 0, (d[1] & 32u) != 0, (uint16_t)be(d + 2, 2));
+    memcpy(room, b, sizeof b);
+    built(n, b, cap, room, (int)ms, PCAM_DIR_OUT, be(d + 2, 2));
+#undef FRESH
+}
+
 static void format_bounded(const uint8_t *data, size_t size, uint32_t bs, size_t cap)
 {
     char buf[256 + 8];
@@ -139,5 +227,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (chk == PCAM_OK && pcam_cdb_decode(data, size, 512, &info) == PCAM_OK && info.has_blocks)
         rebuild(data, size, &info);
+    /* Whatever the group says a CDB's length is, a CDB that checks has it. */
+    if (chk == PCAM_OK && data[0] != 0x7F && pcam_cdb_len_for_opcode(data[0]) > 0 &&
+        (size_t)pcam_cdb_len_for_opcode(data[0]) != size)
+        abort();
+    builders(data, size);
     return 0;
 }

@@ -150,6 +150,21 @@ static struct {
     unsigned n_owed_ev;
 } m;
 
+static bool m_hoq(const pcam_ccb *c)
+{
+    return (c->flags & PCAM_CCB_TAGGED) != 0 && c->u.io.tag_action == PCAM_TAG_HEAD_OF_QUEUE;
+}
+
+static const pcam_ccb *m_behind_hoq(const pcam_ccb *c)
+{
+    if (c == NULL || !m_hoq(c))
+        return NULL;
+    for (unsigned n = 0; c != NULL && n <= 8; n++, c = c->priv.next)
+        if (!m_hoq(c))
+            return c;
+    return NULL;
+}
+
 static uint64_t m_age(unsigned t, unsigned *lun_out)
 {
     *lun_out = 0;
@@ -163,8 +178,11 @@ static uint64_t m_age(unsigned t, unsigned *lun_out)
             continue;
         const pcam_ccb *h = lun->pending.head;
         bool h_held = h != NULL && (now < lun->hold_until_ns || now < h->priv.hold_until_ns);
-        const pcam_ccb *cand[2] = {lun->active.head, h_held ? NULL : h};
-        for (unsigned k = 0; k < 2; k++) {
+        /* Each queue's head, and behind a HEAD OF QUEUE head the first
+         * command that is not one (looking past at most 8 of them). */
+        const pcam_ccb *cand[4] = {lun->active.head, m_behind_hoq(lun->active.head),
+                                   h_held ? NULL : h, h_held ? NULL : m_behind_hoq(h)};
+        for (unsigned k = 0; k < 4; k++) {
             const pcam_ccb *c = cand[k];
             /* Strictly older: on a tie the LUN seen first is named. */
             if (c != NULL && c->timeout_ms <= too_long && c->priv.queued_ns < oldest) {
@@ -440,6 +458,13 @@ static void op_next(void)
     unsigned mt = 0;
     int ml = m_next(&mt);
     pcam_ccb *c = pcam_q_next(&bus, now);
+    /* An issue that drains its LUN drops the LUN's hint (and the target's
+     * when it was the last) at once. */
+    if (ml >= 0 && lun_at(mt, (unsigned)ml)->pending.head == NULL) {
+        m.pend_luns[mt] &= (uint8_t)~(1u << (unsigned)ml);
+        if (m.pend_luns[mt] == 0)
+            m.pend_hint &= (uint16_t)~(1u << mt);
+    }
 
     /* The exact prediction, and the state the next decision depends on. */
     if (ml < 0) {

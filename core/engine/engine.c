@@ -40,6 +40,7 @@ static void reset_io_state(pcam_ccb *ccb)
 
 void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb)
 {
+    pcam_eng_recov_ccb_gone(bus, ccb); /* not at the target any more: nothing to abort */
     reset_io_state(ccb);
     pcam_q_requeue(bus, ccb);
 }
@@ -49,6 +50,7 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {
     pcam_target *t = &bus->targets[ccb->target];
     uint32_t code = status & PCAM_STATUS_MASK;
+    pcam_eng_recov_ccb_gone(bus, ccb);
     pcam_q_retire(bus, ccb, code == PCAM_REQ_CMP);
     t->counters.commands++;
     if (code != PCAM_REQ_CMP) {
@@ -171,15 +173,40 @@ static void start_mgmt(pcam_bus *bus, pcam_ccb *ccb)
     uint8_t msg = (ccb->flags & PCAM_CCB_LUN_RESET) != 0 ? PCAM_MSG_LOGICAL_UNIT_RESET
                                                           : PCAM_MSG_TARGET_RESET;
     ccb->priv.tag_msg = 0;
+    pcam_eng_mgmt_step_start(bus);
     pcam_eng_select(bus, ccb, SK_MGMT, msg);
 }
 
+/* Kept out of line so the quick "nothing to start" answer does not pay for
+ * the loop's register saves on every chip event. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ENG_NOINLINE __attribute__((noinline))
+#else
+#define ENG_NOINLINE
+#endif
+static ENG_NOINLINE void kick_loop(pcam_bus *bus);
+
 void pcam_engine_kick(pcam_bus *bus)
+{
+    if (pcam_dec_active(bus)) {
+        pcam_dec_kick(bus); /* the chip runs the phases: whole commands go to it */
+        return;
+    }
+    /* Asked after every chip event and entry point; most of the time the
+     * bus is busy or nothing can have become startable: say so cheaply. */
+    if (bus->state != ES_IDLE || bus->shut_down)
+        return;
+    if (bus->sense_head == NULL && bus->abort_head == NULL && bus->recovery == RS_NONE &&
+        bus->mgmt.head == NULL && !bus->q_dirty)
+        return;
+    kick_loop(bus);
+}
+
+static ENG_NOINLINE void kick_loop(pcam_bus *bus)
 {
     for (;;) {
         if (bus->state != ES_IDLE || bus->shut_down)
             return;
-        uint64_t now = pcam_core_now(bus);
         /* Pending autosense first: the LUN is frozen until it is done. */
         if (bus->sense_head != NULL) {
             pcam_ccb *c = bus->sense_head;
@@ -192,6 +219,11 @@ void pcam_engine_kick(pcam_bus *bus)
             continue;
         if (bus->recovery != RS_NONE)
             return; /* nothing new while a recovery step owns the bus */
+        /* The kick runs after every chip event: when nothing can have
+         * become issuable, answer without asking the clock. */
+        if (bus->mgmt.head == NULL && !bus->q_dirty)
+            return;
+        uint64_t now = pcam_core_now(bus);
         if (now < bus->settle_until_ns)
             return;
         pcam_ccb *m = pcam_ccbq_pop_head(&bus->mgmt);
@@ -430,6 +462,11 @@ static void apply_decision(pcam_bus *bus, pcam_ccb *c, pcam_recov_action a, uint
     }
 }
 
+void pcam_eng_apply(pcam_bus *bus, pcam_ccb *c, pcam_recov_action a, uint32_t delay_ms)
+{
+    apply_decision(bus, c, a, delay_ms);
+}
+
 /* REQUEST SENSE itself failed: decide on the CHECK CONDITION without sense. */
 static void sense_failed(pcam_bus *bus, pcam_ccb *c)
 {
@@ -511,20 +548,38 @@ void pcam_eng_on_bus_free(pcam_bus *bus)
     uint8_t last = bus->last_msgout;
     uint8_t target = bus->conn_target;
     uint8_t lun = bus->conn_lun;
+    bool refused = (bus->engine_flags & EGF_REFUSED) != 0;
 
     set_connected_idle(bus);
+    pcam_eng_watch_over(bus);
+    if (refused && kind != SK_IO) {
+        /* A selection made only for an abort or reset that the target
+         * refused: a caller's reset fails; a recovery step is left to its
+         * timer, which escalates (the victim is still active). */
+        if (kind == SK_MGMT && m != NULL) {
+            pcam_eng_mgmt_step_over(bus);
+            pcam_core_complete(bus, m, PCAM_MSG_REJECT_REC);
+        }
+        return;
+    }
     switch (ef) {
     case EF_COMPLETE:
         if (c != NULL)
             pcam_eng_finish_io(bus, c);
         return;
     case EF_DISCONNECT:
-        if (c != NULL)
+        if (c != NULL) {
             c->priv.flags |= PCAM_CF_DISCONNECTED;
+            /* Aborted while selecting or while its DISCONNECT was in flight:
+             * nothing else would send the ABORT TASK, it would wait for its timeout. */
+            if ((c->priv.flags & PCAM_CF_ABORT) != 0 && kind == SK_IO)
+                pcam_eng_request_abort(bus, c);
+        }
         return;
     case EF_ABORT:
         if (kind == SK_MGMT && m != NULL) {
             pcam_eng_recovery_success(bus, last, target, lun, NULL);
+            pcam_eng_mgmt_step_over(bus);
             pcam_core_complete(bus, m, PCAM_REQ_CMP);
             return;
         }
@@ -537,6 +592,7 @@ void pcam_eng_on_bus_free(pcam_bus *bus)
     if (target < PCAM_MAX_TARGETS)
         pcam_core_event(bus, PCAM_EV_UNEXP_FREE, target, 0xFF, 0);
     if (kind == SK_MGMT && m != NULL) {
+        pcam_eng_mgmt_step_over(bus);
         pcam_ccbq_push_head(&bus->mgmt, m);
         m->priv.state = PCAM_CS_MGMT;
         return;
@@ -565,6 +621,7 @@ void pcam_eng_lost_select(pcam_bus *bus)
     uint8_t kind = bus->sel_kind;
     set_connected_idle(bus);
     if (kind == SK_MGMT && m != NULL) {
+        pcam_eng_mgmt_step_over(bus);
         m->priv.state = PCAM_CS_MGMT;
         pcam_ccbq_push_head(&bus->mgmt, m);
         return;
@@ -606,7 +663,7 @@ static void note_select_msgs(pcam_bus *bus, const pcam_hal_event *ev)
         bus->expect_free = EF_ABORT;
 }
 
-static void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
+static ENG_NOINLINE void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_ccb *c = bus->nexus;
     bus->state = ES_CONNECTED;
@@ -622,7 +679,7 @@ static void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
     pcam_eng_on_phase(bus, ev->phase);
 }
 
-static void on_sel_timeout(pcam_bus *bus)
+static ENG_NOINLINE void on_sel_timeout(pcam_bus *bus)
 {
     pcam_ccb *c = bus->nexus;
     pcam_ccb *m = bus->mgmt_ccb;
@@ -632,6 +689,7 @@ static void on_sel_timeout(pcam_bus *bus)
     if (target < PCAM_MAX_TARGETS)
         pcam_core_event(bus, PCAM_EV_SEL_TIMEOUT, target, 0xFF, 0);
     if (kind == SK_MGMT) {
+        pcam_eng_mgmt_step_over(bus);
         if (m != NULL)
             pcam_core_complete(bus, m, PCAM_SEL_TIMEOUT);
         return;
@@ -655,7 +713,7 @@ static void on_sel_timeout(pcam_bus *bus)
     pcam_eng_retire(bus, c, PCAM_SEL_TIMEOUT);
 }
 
-static void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
+static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_ccb *c = bus->nexus;
     switch (bus->xfer_kind) {
@@ -785,7 +843,9 @@ bool pcam_engine_events(pcam_bus *bus)
             break;
         }
         (void)act;
-        pcam_engine_kick(bus);
+        /* Most events leave a target connected: nothing can start then. */
+        if (bus->state == ES_IDLE || pcam_dec_active(bus))
+            pcam_engine_kick(bus);
     }
     return any;
 }

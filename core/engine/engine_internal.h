@@ -17,7 +17,18 @@ enum { SK_IO = 0, SK_MGMT, SK_ABORT };
 enum { XK_DATA = 0, XK_SENSE, XK_COMMAND, XK_STATUS, XK_BUCKET };
 /* bus->engine_flags */
 enum {
-    EGF_AWAIT_TAG = 1u << 0    /* reselected, nexus known once the tag message arrives */
+    EGF_AWAIT_TAG = 1u << 0,   /* reselected, nexus known once the tag message arrives */
+    EGF_HAL_FULL = 1u << 1,    /* decide.c: the back-end refused a command for want of room */
+    EGF_ANSWERED_SDTR = 1u << 2, /* this connection: we answered the target's own SDTR, */
+    EGF_ANSWERED_WDTR = 1u << 3, /* ... its WDTR, */
+    EGF_ANSWERED_PPR = 1u << 4,  /* ... its PPR (one answer per kind per connection) */
+    EGF_REFUSED = 1u << 5        /* the target rejected our abort or reset message */
+};
+/* decide.c: ccb->priv.recovery of a command handed to a script/command-level
+ * back-end (the phase-level INITIATOR DETECTED ERROR count is unused there). */
+enum {
+    DEC_AT_HAL = 1u << 6,      /* the back-end holds it and owes a pcam_bus_hal_done() */
+    DEC_ABORT_SENT = 1u << 7   /* pcam_hal_cmd_ops::abort was called for it */
 };
 /* INITIATOR DETECTED ERRORs per command before a parity error is left to a retry. */
 #define PCAM_IDE_LIMIT 3u
@@ -31,8 +42,22 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 void pcam_eng_abandon_nexus(pcam_bus *bus, uint8_t msg);
+/* recovery.c: a user device/LUN reset (management CCB) goes out under a
+ * recovery-step deadline; this ends that step once the CCB left the bus. */
+void pcam_eng_mgmt_step_start(pcam_bus *bus);
+void pcam_eng_mgmt_step_over(pcam_bus *bus);
+/* recovery.c: an I/O CCB is leaving the core; if a recovery step was
+ * working on it, the step must forget it. */
+void pcam_eng_recov_ccb_gone(pcam_bus *bus, const pcam_ccb *ccb);
+/* recovery.c: a reselection has no command of ours (with its deadline) on
+ * the bus until it names one; these arm and end a deadline for that time. */
+void pcam_eng_watch_start(pcam_bus *bus);
+void pcam_eng_watch_over(pcam_bus *bus);
 void pcam_eng_fail_chip(pcam_bus *bus);
 void pcam_eng_lost_select(pcam_bus *bus);
+/* Carry out a recovery decision for a finished command (complete, retry,
+ * requeue after a delay, QUEUE FULL). */
+void pcam_eng_apply(pcam_bus *bus, pcam_ccb *c, pcam_recov_action a, uint32_t delay_ms);
 
 /* msgin.c */
 void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev);

@@ -32,6 +32,7 @@ static void reject_and_accept(pcam_bus *bus)
  * saved one (an implied RESTORE POINTERS, per SPI). */
 static void reconnect(pcam_bus *bus, pcam_ccb *c)
 {
+    pcam_eng_watch_over(bus); /* c's own deadline covers the rest */
     bus->nexus = c;
     bus->sel_kind = SK_IO;
     bus->engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
@@ -100,6 +101,7 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
     }
     bus->msgin_len = 0;
     bus->engine_flags = 0;
+    pcam_eng_watch_start(bus);
     if (ev->parity_error) {
         uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
         bus->state = ES_CONNECTED;
@@ -121,7 +123,7 @@ static void tag_in(pcam_bus *bus, const pcam_msg *m)
         reject_and_accept(bus);
         return;
     }
-    c = pcam_q_find(l, m->tag);
+    c = pcam_q_find_tag(bus, bus->conn_target, bus->conn_lun, m->tag);
     if (c == NULL || (c->priv.flags & PCAM_CF_DISCONNECTED) == 0) {
         /* An unknown tag: abort that nexus at the target, keep everything else. */
         uint8_t a = PCAM_MSG_ABORT_TASK;
@@ -153,6 +155,24 @@ static void extended_in(pcam_bus *bus, const pcam_msg *m)
         reject_and_accept(bus);
         return;
     }
+    /* A target that takes our answer to its request for a new request of the
+     * same kind, and answers that, would go round until the command times out
+     * (found by fuzz_engine: corpus/engine/nego_ping_pong). SPI gives it
+     * MESSAGE REJECT to disagree with, so a second request of a kind we
+     * already answered in this connection is refused (both ends go async or
+     * narrow for it). */
+    uint8_t once = m->kind == PCAM_MSGK_SDTR   ? EGF_ANSWERED_SDTR
+                   : m->kind == PCAM_MSGK_WDTR ? EGF_ANSWERED_WDTR
+                   : m->kind == PCAM_MSGK_PPR  ? EGF_ANSWERED_PPR
+                                               : 0u;
+    bool theirs = !pcam_nego_in_flight(bus, bus->conn_target);
+    if (theirs && once != 0 && (bus->engine_flags & once) != 0) {
+        (void)pcam_nego_msg_in(bus, bus->conn_target, bus->msgin, bus->msgin_len, NULL, 0);
+        if (c != NULL)
+            c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
+        reject_and_accept(bus);
+        return;
+    }
     int n = pcam_nego_msg_in(bus, bus->conn_target, bus->msgin, bus->msgin_len, reply, sizeof reply);
     if (c != NULL)
         c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
@@ -162,6 +182,8 @@ static void extended_in(pcam_bus *bus, const pcam_msg *m)
     }
     bus->msgin_len = 0;
     if (n > 0) {
+        if (theirs)
+            bus->engine_flags |= once;
         pcam_eng_queue_msgout(bus, reply, (uint8_t)n);
         if (c != NULL && pcam_nego_in_flight(bus, bus->conn_target))
             c->priv.flags |= PCAM_CF_NEGO;
@@ -182,6 +204,15 @@ static void message_reject_in(pcam_bus *bus)
         c->priv.flags |= PCAM_CF_WIRE_UNTAGGED;
         pcam_q_touch(bus);
         pcam_core_log(bus, PCAM_LOG_WARN, "target rejected a tag message; tagged queuing off", NULL);
+    } else if (last == PCAM_MSG_ABORT_TASK || last == PCAM_MSG_ABORT_TASK_SET ||
+               last == PCAM_MSG_CLEAR_TASK_SET || last == PCAM_MSG_TARGET_RESET ||
+               last == PCAM_MSG_LOGICAL_UNIT_RESET) {
+        /* Refused: whatever it was to end is still there, so the bus free
+         * that follows is no sign of success. The recovery step's timer
+         * takes the ladder a rung up. */
+        bus->engine_flags |= EGF_REFUSED;
+        bus->expect_free = EF_NONE;
+        pcam_core_log(bus, PCAM_LOG_WARN, "target refused an abort or reset message", NULL);
     } else if (last == PCAM_MSG_EXTENDED && bus->conn_target < PCAM_MAX_TARGETS &&
                pcam_nego_in_flight(bus, bus->conn_target)) {
         if (c != NULL)
@@ -277,6 +308,48 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
     accept(bus, false);
 }
 
+/* The messages of every command (the tag of a reselection, SAVE DATA
+ * POINTER, DISCONNECT, COMMAND COMPLETE) are known from their first byte
+ * (and the tag byte): take them without the general decoder, which costs
+ * far more per byte. Everything else goes the long way. */
+static bool fast_message(pcam_bus *bus, uint8_t byte)
+{
+    pcam_msg m;
+    if (bus->msgin_len == 1) {
+        uint8_t code = bus->msgin[0];
+        if (code < PCAM_MSG_SIMPLE_TAG || code > PCAM_MSG_ORDERED_TAG)
+            return false;
+        m.kind = code == PCAM_MSG_SIMPLE_TAG      ? PCAM_MSGK_SIMPLE_TAG
+                 : code == PCAM_MSG_ORDERED_TAG   ? PCAM_MSGK_ORDERED_TAG
+                                                  : PCAM_MSGK_HEAD_OF_QUEUE_TAG;
+        m.code = code;
+        m.tag = byte;
+        bus->msgin[bus->msgin_len++] = byte;
+        message_in(bus, &m);
+        return true;
+    }
+    if (bus->msgin_len != 0)
+        return false;
+    switch (byte) {
+    case PCAM_MSG_COMMAND_COMPLETE: m.kind = PCAM_MSGK_COMMAND_COMPLETE; break;
+    case PCAM_MSG_SAVE_DATA_POINTER: m.kind = PCAM_MSGK_SAVE_DATA_POINTER; break;
+    case PCAM_MSG_RESTORE_POINTERS: m.kind = PCAM_MSGK_RESTORE_POINTERS; break;
+    case PCAM_MSG_DISCONNECT: m.kind = PCAM_MSGK_DISCONNECT; break;
+    case PCAM_MSG_SIMPLE_TAG:
+    case PCAM_MSG_HEAD_OF_QUEUE_TAG:
+    case PCAM_MSG_ORDERED_TAG:
+        bus->msgin[bus->msgin_len++] = byte;
+        accept(bus, false); /* the tag byte follows */
+        return true;
+    default:
+        return false;
+    }
+    m.code = byte;
+    bus->msgin[bus->msgin_len++] = byte;
+    message_in(bus, &m);
+    return true;
+}
+
 void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev)
 {
     if (ev->parity_error) {
@@ -295,6 +368,8 @@ void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev)
         reject_and_accept(bus);
         return;
     }
+    if (fast_message(bus, ev->byte))
+        return;
     bus->msgin[bus->msgin_len++] = ev->byte;
     pcam_msg m;
     int need = pcam_msg_decode(bus->msgin, bus->msgin_len, &m, NULL);

@@ -97,6 +97,69 @@ static void recovery_done(pcam_bus *bus)
     bus->recovery_deadline_ns = 0;
 }
 
+/* A target may take the reset message of a management CCB and then never
+ * let go of the bus (found by fuzz_engine: corpus/engine/bdr_then_hang);
+ * with no command of ours on the bus no command timeout would ever fire.
+ * The step gets a deadline like recovery's own BDR (RS_BDR_SENT with no
+ * victim marks it) and escalates to a bus reset like that one, failing the
+ * CCB so a target that always hangs cannot loop us. The deadline starts at
+ * the selection, so it also allows the SPI selection time-out (250 ms),
+ * which a target that is not there takes to be reported. */
+#define PCAM_SEL_TIMEOUT_MS 250u
+void pcam_eng_mgmt_step_start(pcam_bus *bus)
+{
+    if (bus->recovery != RS_NONE)
+        return;
+    bus->recovery = RS_BDR_SENT;
+    bus->recov_ccb = NULL;
+    bus->recovery_deadline_ns =
+        pcam_core_now(bus) + PCAM_MS((uint64_t)bus->cfg.abort_timeout_ms + PCAM_SEL_TIMEOUT_MS);
+}
+
+/* The command an abort step (or the BDR that would follow it) was for
+ * finished on its own, e.g. a command that timed out while its selection
+ * was still going on and then completed: the step is moot, and must not go
+ * on to select with a CCB its caller owns again (found by fuzz_engine:
+ * corpus/engine/timeout_then_completes). Later steps only need the pointer
+ * gone. */
+void pcam_eng_recov_ccb_gone(pcam_bus *bus, const pcam_ccb *ccb)
+{
+    if (bus->recov_ccb != ccb)
+        return;
+    if (bus->recovery == RS_ABORT || bus->recovery == RS_BDR)
+        recovery_done(bus);
+    else
+        bus->recov_ccb = NULL;
+}
+
+/* A reselecting target may never name a command of ours and never let go
+ * (a bogus IDENTIFY, then our ABORT TASK SET ignored: found by fuzz_engine,
+ * corpus/engine/bogus_reselect_then_hang); no command deadline covers that
+ * time. It gets an abort step with no victim, whose deadline escalates to a
+ * bus reset; the step ends as soon as a command is reconnected or the bus
+ * goes free. A step already in progress has its own deadline. */
+void pcam_eng_watch_start(pcam_bus *bus)
+{
+    if (bus->recovery != RS_NONE)
+        return;
+    bus->recovery = RS_ABORT;
+    bus->recov_ccb = NULL;
+    bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
+}
+
+void pcam_eng_watch_over(pcam_bus *bus)
+{
+    /* An abort step whose victim is gone has nothing left but that deadline. */
+    if (bus->recovery == RS_ABORT && bus->recov_ccb == NULL)
+        recovery_done(bus);
+}
+
+void pcam_eng_mgmt_step_over(pcam_bus *bus)
+{
+    if (bus->recovery == RS_BDR_SENT && bus->recov_ccb == NULL)
+        recovery_done(bus);
+}
+
 void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, uint8_t lun,
                                pcam_ccb *victim)
 {
@@ -127,6 +190,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
         take_down_all(bus, target, whole ? 0xFF : lun);
         if (whole)
             pcam_nego_invalidate(bus, target); /* a BDR resets the agreement too */
+        bus->targets[target].flags |= PCAM_TGTF_RESET_UA;
         bus->targets[target].counters.resets++;
         pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
                         whole ? 0xFF : lun, 0);
@@ -157,6 +221,8 @@ bool pcam_engine_nexus_aborting(const pcam_bus *bus)
 /* Called when the bus is idle: start the recovery selection that is due. */
 bool pcam_eng_start_recovery_io(pcam_bus *bus)
 {
+    if (bus->recovery == RS_NONE && bus->abort_head == NULL)
+        return false; /* the common case, asked after every chip event */
     uint64_t now = pcam_core_now(bus);
     if (bus->recovery == RS_BDR) {
         pcam_ccb *v = bus->recov_ccb;
@@ -213,6 +279,11 @@ void pcam_eng_escalate(pcam_bus *bus)
     case RS_BDR:
     case RS_BDR_SENT:
         pcam_core_log(bus, PCAM_LOG_WARN, "device reset did not finish; resetting the bus", NULL);
+        if (bus->recov_ccb == NULL && bus->mgmt_ccb != NULL && !pcam_dec_active(bus)) {
+            pcam_ccb *m = bus->mgmt_ccb; /* a user's reset: failed, not requeued by the bus reset */
+            bus->mgmt_ccb = NULL;
+            pcam_core_complete(bus, m, PCAM_CMD_TIMEOUT);
+        }
         start_bus_reset(bus, RS_BUS_RESET);
         return;
     case RS_BUS_RESET:
@@ -270,6 +341,7 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
         if (t == bus->caps.initiator_id)
             continue;
         pcam_nego_invalidate(bus, t);
+        bus->targets[t].flags |= PCAM_TGTF_RESET_UA;
         if ((bus->targets[t].flags & PCAM_TGTF_PRESENT) != 0)
             bus->targets[t].counters.resets++;
     }
@@ -396,6 +468,17 @@ uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
 
 /* ---- requests ---- */
 
+/* Every RESET_BUS CCB waiting for the reset event, not only the first
+ * (an abort of a later one completed it, and the reset completed it again:
+ * found by fuzz_engine, corpus/engine/abort_second_reset_bus). */
+static bool waiting_for_reset(const pcam_bus *bus, const pcam_ccb *v)
+{
+    for (const pcam_ccb *r = bus->reset_ccb; r != NULL; r = r->priv.link2)
+        if (r == v)
+            return true;
+    return false;
+}
+
 void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
 {
     pcam_ccb *v = ccb->u.abort.victim;
@@ -412,7 +495,7 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
         break;
     }
     case PCAM_CS_MGMT:
-        if (v == bus->scan_ccb || v == bus->mgmt_ccb || v == bus->reset_ccb) {
+        if (v == bus->scan_ccb || v == bus->mgmt_ccb || waiting_for_reset(bus, v)) {
             pcam_core_complete(bus, ccb, PCAM_REQ_INVALID); /* already on the bus */
             return;
         }
@@ -425,8 +508,8 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
         v->priv.flags |= PCAM_CF_ABORT;
         if (bus->nexus == v && bus->state == ES_CONNECTED)
             pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
-        else if ((v->priv.flags & PCAM_CF_DISCONNECTED) != 0)
-            pcam_eng_request_abort(bus, v);
+        else if ((v->priv.flags & PCAM_CF_DISCONNECTED) != 0 || pcam_dec_active(bus))
+            pcam_eng_request_abort(bus, v); /* (at a script/command-level back-end: its abort op) */
         /* Selecting or awaiting sense: it completes as aborted when it comes back. */
         break;
     default:

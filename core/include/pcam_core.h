@@ -40,7 +40,10 @@ enum {
 enum {
     PCAM_TGTF_PRESENT = 1u << 0,
     PCAM_TGTF_NO_TAGS = 1u << 1,  /* the target rejected a tag message */
-    PCAM_TGTF_BLOCKED = 1u << 2   /* recovery in progress: issue nothing */
+    PCAM_TGTF_BLOCKED = 1u << 2,  /* recovery in progress: issue nothing */
+    PCAM_TGTF_RESET_UA = 1u << 3  /* we reset it (bus reset, BDR, LUN reset) and renegotiate: its
+                                     next UNIT ATTENTION 29/xx reports that reset, not a new
+                                     one (cleared by that report or by a GOOD status) */
 };
 /* ---- LUN flags (pcam_lun.flags) ---- */
 enum {
@@ -116,6 +119,8 @@ uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_q_tick(pcam_bus *bus, uint64_t now);
 /* Find the active CCB for a reselection: tag < 0 means the untagged one. */
 pcam_ccb *pcam_q_find(pcam_lun *lun, int tag);
+/* The same answer from the bus's tag index: O(1) in the queue depth. */
+pcam_ccb *pcam_q_find_tag(pcam_bus *bus, uint8_t target, uint8_t lun, int tag);
 /* Earliest time a held LUN with work becomes issuable again, UINT64_MAX if
  * none. O(LUNs): for tests and diagnostics; the engine keeps bus->hold_ns. */
 uint64_t pcam_q_next_hold(const pcam_bus *bus);
@@ -207,5 +212,20 @@ bool pcam_engine_events(pcam_bus *bus);
 /* Timers: command deadlines, recovery steps. */
 void pcam_engine_tick(pcam_bus *bus, uint64_t now);
 uint64_t pcam_engine_next_deadline(const pcam_bus *bus);
+
+/* ---- decide: script-level and command-level back-ends (core/engine/decide.c) ---- */
+/* The chip runs the phases: the core hands it whole commands and answers
+ * its questions (pcam_hal.h, hal_cmd). */
+static inline bool pcam_dec_active(const pcam_bus *bus)
+{
+    return bus->caps.profile == PCAM_HAL_SCRIPT_LEVEL || bus->caps.profile == PCAM_HAL_COMMAND_LEVEL;
+}
+/* Does `hal` have every op its profile needs? */
+bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile);
+/* pcam_bus_init's last step: tell the back-end its bus. */
+void pcam_dec_attach(pcam_bus *bus);
+/* pcam_engine_kick for these profiles: start autosense, recovery steps,
+ * device resets and new commands at the back-end. */
+void pcam_dec_kick(pcam_bus *bus);
 
 #endif /* PCAM_CORE_H */

@@ -20,6 +20,11 @@ unsigned pcam_q_ntargets(const pcam_bus *bus)
     unsigned lpt = bus->cfg.luns_per_target;
     if (lpt == 0 || bus->luns == NULL)
         return 0;
+    /* The scheduler asks on every look: answer the common case (storage
+     * exactly as pcam_bus_init sized it) without a division. */
+    unsigned mt = bus->caps.max_targets;
+    if (mt != 0 && mt <= PCAM_MAX_TARGETS && bus->nluns >= (size_t)mt * lpt)
+        return mt;
     size_t n = bus->nluns / lpt;
     if (n > PCAM_MAX_TARGETS)
         n = PCAM_MAX_TARGETS;
@@ -133,10 +138,37 @@ void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
     insert_before(&lun->pending, pos, ccb);
 }
 
+void pcam_q_index_add(pcam_bus *bus, pcam_ccb *ccb)
+{
+    pcam_ccb **head = &bus->q_tags[pcam_q_tag_bucket(ccb->target, ccb->lun, ccb->priv.tag)];
+    ccb->priv.tag_next = *head;
+    *head = ccb;
+}
+
+static void index_remove(pcam_bus *bus, pcam_ccb *ccb)
+{
+    pcam_ccb **pp = &bus->q_tags[pcam_q_tag_bucket(ccb->target, ccb->lun, ccb->priv.tag)];
+    for (; *pp != NULL; pp = &(*pp)->priv.tag_next) {
+        if (*pp == ccb) {
+            *pp = ccb->priv.tag_next;
+            break;
+        }
+    }
+    ccb->priv.tag_next = NULL;
+}
+
 /* Take an active CCB off its LUN: tag back, counts down. */
 static void leave_active(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
     pcam_ccbq_remove(&lun->active, ccb);
+    if (ccb->priv.tag_msg != 0)
+        index_remove(bus, ccb);
+    if (lun->active.count == 0) {
+        unsigned t = ccb->target & 15u;
+        bus->q_act_luns[t] &= ~(1ull << (ccb->lun & 63u));
+        if (bus->q_act_luns[t] == 0)
+            bus->q_act_targets &= (uint16_t)~(1u << t);
+    }
     if (ccb->priv.tag_msg != 0)
         tag_free(lun, ccb->priv.tag);
     else if (lun->active_untagged > 0)
@@ -253,6 +285,22 @@ pcam_ccb *pcam_q_find(pcam_lun *lun, int tag)
     return NULL;
 }
 
+pcam_ccb *pcam_q_find_tag(pcam_bus *bus, uint8_t target, uint8_t lun, int tag)
+{
+    if (tag < 0)
+        return pcam_q_find(pcam_core_lun(bus, target, lun), tag);
+    if (tag >= PCAM_TAGS)
+        return NULL;
+    /* A bucket holds at most one command per LUN: a short walk whatever
+     * the queue depth, where the active queue would be a long one. */
+    for (pcam_ccb *c = bus->q_tags[pcam_q_tag_bucket(target, lun, (unsigned)tag)]; c != NULL;
+         c = c->priv.tag_next) {
+        if (c->priv.tag == tag && c->lun == lun && c->target == target)
+            return c;
+    }
+    return NULL;
+}
+
 /* ---- invariants ---- */
 
 static const char *check_links(const pcam_ccb_queue *q)
@@ -348,6 +396,22 @@ static const char *check_active(const pcam_lun *lun, int t, int l)
     return NULL;
 }
 
+/* Every active tagged CCB can be found through the tag index. */
+static const char *check_index(const pcam_bus *bus, const pcam_lun *lun)
+{
+    for (const pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next) {
+        if (c->priv.tag_msg == 0)
+            continue;
+        const pcam_ccb *x = bus->q_tags[pcam_q_tag_bucket(c->target, c->lun, c->priv.tag)];
+        uint32_t guard = 0;
+        while (x != NULL && x != c && guard++ < PCAM_MAX_TARGETS * PCAM_MAX_LUNS)
+            x = x->priv.tag_next;
+        if (x != c)
+            return "active tagged CCB missing from the tag index";
+    }
+    return NULL;
+}
+
 static const char *check_lun(const pcam_bus *bus, const pcam_lun *lun, int t, int l)
 {
     const char *e = check_links(&lun->pending);
@@ -359,6 +423,8 @@ static const char *check_lun(const pcam_bus *bus, const pcam_lun *lun, int t, in
         e = check_active(lun, t, l);
     if (e == NULL && (lun->depth == 0 || lun->depth > PCAM_TAGS))
         e = "LUN depth out of range";
+    if (e == NULL && t >= 0)
+        e = check_index(bus, lun);
     (void)bus;
     return e;
 }
@@ -387,9 +453,13 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
             if (e != NULL)
                 return e;
             sum += x->active.count;
+            if (l < 64u && (((bus->q_act_luns[t] >> l) & 1u) != 0) != (x->active.count != 0))
+                return "active-LUN mask disagrees with the active queues";
         }
         if (sum != bus->targets[t].active)
             return "target active count is not the sum of its LUNs'";
+        if ((((bus->q_act_targets >> t) & 1u) != 0) != (sum != 0))
+            return "active-target mask disagrees with the active queues";
     }
     return NULL;
 }

@@ -38,6 +38,37 @@ static inline bool pcam_q_tag_busy(const pcam_lun *lun, unsigned tag)
     return (lun->tags_in_use[tag / 32u] >> (tag % 32u)) & 1u;
 }
 
+/* Index of the lowest set bit of a nonzero word. The scheduler walks its
+ * bitmaps with this instead of testing every ID and LUN, so a look costs
+ * the number of candidates, not the width of the bus. The portable form is
+ * the de Bruijn multiply (a standard table, not a loop). */
+static inline unsigned pcam_q_ctz32(uint32_t x)
+{
+#if defined(__GNUC__) || defined(__clang__)
+    return (unsigned)__builtin_ctz(x);
+#else
+    static const uint8_t db[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20, 15, 25, 17, 4,  8,
+                                   31, 27, 13, 23, 21, 19, 16, 7,  26, 12, 18, 6,  11, 5,  10, 9};
+    return db[((x & (0u - x)) * 0x077CB531u) >> 27];
+#endif
+}
+
+static inline unsigned pcam_q_ctz64(uint64_t x)
+{
+    uint32_t lo = (uint32_t)x;
+    return lo != 0 ? pcam_q_ctz32(lo) : 32u + pcam_q_ctz32((uint32_t)(x >> 32));
+}
+
+/* The tag index bucket of (target, LUN, tag): a LUN's 256 tags map to 256
+ * distinct buckets, and the LUN's offset spreads LUNs apart, so a chain
+ * holds at most one command per LUN. */
+static inline unsigned pcam_q_tag_bucket(unsigned target, unsigned lun, unsigned tag)
+{
+    return (tag + (target & 15u) * 97u + (lun & 63u) * 13u) & (PCAM_TAG_HASH - 1u);
+}
+/* A tagged CCB just issued / about to leave the active queue. */
+void pcam_q_index_add(pcam_bus *bus, pcam_ccb *ccb);
+
 /* Targets the LUN storage (and the chip, once the bus is up) covers. */
 unsigned pcam_q_ntargets(const pcam_bus *bus);
 /* Would this CCB go out tagged right now (rule: tagged only when the CCB

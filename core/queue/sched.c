@@ -115,35 +115,66 @@ static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint6
     ccb->priv.tag_msg = msg;
     ccb->priv.state = PCAM_CS_ACTIVE;
     pcam_ccbq_push_tail(&lun->active, ccb);
+    if (msg != 0)
+        pcam_q_index_add(bus, ccb);
+    if (lun->active.count == 1u) {
+        bus->q_act_luns[t & 15u] |= 1ull << (l & 63u);
+        bus->q_act_targets |= (uint16_t)(1u << (t & 15u));
+    }
     bus->targets[t].active++;
     return ccb;
 }
 
-/* Issue from one target, its LUNs taken round-robin. */
+/* Split a hint mask at the round-robin cursor: the bits at or after it
+ * come first, then the ones before it, which is the order the cursor
+ * visits them in. */
+static void split_at(uint64_t mask, unsigned start, uint64_t *first, uint64_t *then)
+{
+    uint64_t below = start >= 64u ? ~0ull : (1ull << start) - 1u;
+    *first = mask & ~below;
+    *then = mask & below;
+}
+
+/* Issue from one target, its LUNs taken round-robin. Only the LUNs the
+ * hint names are visited (a set-bit walk), so the cost is the number of
+ * LUNs with pending work, not luns_per_target. */
 static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now)
 {
     unsigned lpt = bus->cfg.luns_per_target;
-    unsigned start = bus->q_rr_lun[t] % lpt;
+    unsigned start = bus->q_rr_lun[t];
     bool any = false;
     uint64_t mask = bus->q_pend_luns[t];
-    for (unsigned j = 0; j < lpt && mask != 0; j++) {
-        uint8_t l = (uint8_t)((start + j) % lpt);
-        if (l >= 64u || (mask & (1ull << l)) == 0)
-            continue;
-        pcam_lun *lun = pcam_core_lun(bus, t, l);
-        if (lun == NULL || lun->pending.head == NULL) {
-            bus->q_pend_luns[t] &= ~(1ull << l); /* the hint is a superset */
-            continue;
+    uint64_t part[2];
+    if (start >= lpt)
+        start %= lpt;
+    if (lpt < 64u)
+        mask &= (1ull << lpt) - 1u; /* LUNs past the storage are never visited */
+    split_at(mask, start, &part[0], &part[1]);
+    for (unsigned pass = 0; pass < 2u; pass++) {
+        for (uint64_t m = part[pass]; m != 0; m &= m - 1u) {
+            uint8_t l = (uint8_t)pcam_q_ctz64(m);
+            pcam_lun *lun = pcam_core_lun(bus, t, l);
+            if (lun == NULL || lun->pending.head == NULL) {
+                bus->q_pend_luns[t] &= ~(1ull << l); /* the hint is a superset */
+                continue;
+            }
+            any = true;
+            if (!lun_ready(bus, t, lun, now))
+                continue;
+            pcam_ccb *ccb = issue(bus, t, l, lun, now);
+            if (ccb == NULL)
+                continue;
+            if (lun->pending.head == NULL) {
+                /* Drained: drop the hints now, so the next look (after the
+                 * next completion, say) does not walk to an empty LUN. */
+                bus->q_pend_luns[t] &= ~(1ull << l);
+                if (bus->q_pend_luns[t] == 0)
+                    bus->q_pend_targets &= (uint16_t)~(1u << t);
+            }
+            bus->q_rr_lun[t] = (uint8_t)(l + 1u < lpt ? l + 1u : 0u);
+            bus->rr_target = (uint8_t)(t + 1u < nt ? t + 1u : 0u);
+            return ccb;
         }
-        any = true;
-        if (!lun_ready(bus, t, lun, now))
-            continue;
-        pcam_ccb *ccb = issue(bus, t, l, lun, now);
-        if (ccb == NULL)
-            continue;
-        bus->q_rr_lun[t] = (uint8_t)((l + 1u) % lpt);
-        bus->rr_target = (uint8_t)((t + 1u) % nt);
-        return ccb;
     }
     if (!any) /* the hint is a superset; drop the target once it is empty */
         bus->q_pend_targets &= (uint16_t)~(1u << t);
@@ -157,19 +188,42 @@ static bool target_usable(const pcam_bus *bus, unsigned t)
 }
 
 /* Round-robin over targets from the cursor, skipping the ones per-bus
- * aging holds back. */
+ * aging holds back; only targets hinted to have pending work are visited. */
 static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, uint64_t now)
 {
-    unsigned start = bus->rr_target % nt;
-    for (unsigned i = 0; i < nt; i++) {
-        uint8_t t = (uint8_t)((start + i) % nt);
-        if ((bus->q_pend_targets & (1u << t)) == 0 || !target_usable(bus, t) ||
-            (bus->q_throttled & (1u << t)) != 0)
-            continue;
-        pcam_ccb *ccb = from_target(bus, nt, t, now);
-        if (ccb != NULL)
-            return ccb;
+    unsigned start = bus->rr_target;
+    uint32_t cand = (uint32_t)bus->q_pend_targets & ~(uint32_t)bus->q_throttled &
+                    ((1u << nt) - 1u);
+    uint64_t part[2];
+    if (start >= nt)
+        start %= nt;
+    split_at(cand, start, &part[0], &part[1]);
+    for (unsigned pass = 0; pass < 2u; pass++) {
+        for (uint32_t m = (uint32_t)part[pass]; m != 0; m &= m - 1u) {
+            uint8_t t = (uint8_t)pcam_q_ctz32(m);
+            if (!target_usable(bus, t))
+                continue;
+            pcam_ccb *ccb = from_target(bus, nt, t, now);
+            if (ccb != NULL)
+                return ccb;
+        }
     }
+    return NULL;
+}
+
+/* Behind a head that is HEAD OF QUEUE (so may be newer than what it
+ * overtook), the first command that is not: outside HEAD OF QUEUE, issue
+ * order is submission order, so that one is the oldest of the rest. The
+ * walk stops after PCAM_Q_AGE_WALK such heads, keeping a look O(LUNs) even
+ * under a flood of them (a flood the heads' own ages then stand for). */
+#define PCAM_Q_AGE_WALK 8u
+static const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+{
+    if (c == NULL || !pcam_q_is_hoq(c))
+        return NULL; /* the head itself is the candidate */
+    for (unsigned n = 0; c != NULL && n <= PCAM_Q_AGE_WALK; n++, c = c->priv.next)
+        if (!pcam_q_is_hoq(c))
+            return c;
     return NULL;
 }
 
@@ -180,32 +234,41 @@ static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, uint64_t now)
  * and counting them could throttle the rest of the bus indefinitely. So are
  * commands with a timeout far above the default (FORMAT, REWIND): they are
  * slow by nature, not starved, and must not hold every other target back.
- * Only queue heads are looked at (issue order is submission order but for
- * the rare requeue), which keeps this O(LUNs) per target.
+ * Per queue the head is looked at and, when the head is HEAD OF QUEUE, the
+ * first command behind it that is not (issue order is submission order but
+ * for HEAD OF QUEUE and the rare requeue), which keeps this O(LUNs).
  */
 static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t *which)
 {
     unsigned lpt = bus->cfg.luns_per_target;
     uint64_t best = UINT64_MAX;
     uint64_t long_ms = (uint64_t)bus->cfg.default_timeout_ms * 4u;
-    for (unsigned l = 0; l < lpt; l++) {
+    /* Only LUNs with work: the active mask is exact, the pending one a
+     * superset; walked in LUN order so a tie still names the lowest LUN. */
+    uint64_t work = bus->q_act_luns[t] | bus->q_pend_luns[t];
+    if (lpt < 64u)
+        work &= (1ull << lpt) - 1u;
+    for (; work != 0; work &= work - 1u) {
+        unsigned l = pcam_q_ctz64(work);
         size_t i = (size_t)t * lpt + l;
         if (i >= bus->nluns)
             break;
         const pcam_lun *lun = &bus->luns[i];
         if (lun->freeze != 0)
             continue;
-        const pcam_ccb *a = lun->active.head;
-        if (a != NULL && a->priv.queued_ns < best && a->timeout_ms <= long_ms) {
-            best = a->priv.queued_ns;
-            *which = (uint8_t)l;
-        }
+        const pcam_ccb *cand[4];
+        cand[0] = lun->active.head;
+        cand[1] = first_not_hoq(cand[0]);
         const pcam_ccb *h = lun->pending.head;
-        if (h == NULL || now < lun->hold_until_ns || now < h->priv.hold_until_ns)
-            continue;
-        if (h->priv.queued_ns < best && h->timeout_ms <= long_ms) {
-            best = h->priv.queued_ns;
-            *which = (uint8_t)l;
+        bool held = h == NULL || now < lun->hold_until_ns || now < h->priv.hold_until_ns;
+        cand[2] = held ? NULL : h;
+        cand[3] = held ? NULL : first_not_hoq(h);
+        for (unsigned k = 0; k < 4u; k++) {
+            const pcam_ccb *c = cand[k];
+            if (c != NULL && c->priv.queued_ns < best && c->timeout_ms <= long_ms) {
+                best = c->priv.queued_ns;
+                *which = (uint8_t)l;
+            }
         }
     }
     return best;
@@ -229,21 +292,16 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     uint64_t limit = PCAM_MS(bus->cfg.bus_starve_ms);
     uint64_t age[PCAM_MAX_TARGETS];
     uint8_t lun_of[PCAM_MAX_TARGETS];
-    unsigned rank[PCAM_MAX_TARGETS];
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
     int most = -1;
     uint64_t most_age = 0;
     uint16_t held = 0;
+    uint16_t owed = 0;
+    uint16_t all = (uint16_t)((1u << nt) - 1u);
 
-    uint16_t busy = 0;
-    unsigned nbusy = 0;
-    for (unsigned t = 0; t < nt; t++) {
-        if (bus->targets[t].active != 0 || (bus->q_pend_targets & (1u << t)) != 0) {
-            busy |= (uint16_t)(1u << t);
-            nbusy++;
-        }
-    }
-    if (nbusy < 2) {
+    /* Busy: commands active (an exact mask) or maybe pending (the hint). */
+    uint16_t busy = (uint16_t)((bus->q_act_targets | bus->q_pend_targets) & all);
+    if ((busy & (busy - 1u)) == 0) {
         /* One target cannot be starved by another: nothing to even out. */
         bus->q_throttled = 0;
         bus->q_owed = 0;
@@ -253,13 +311,18 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
         pcam_q_touch(bus); /* targets it held may go now */
         return -1;
     }
-    for (unsigned t = 0; t < nt; t++) {
+    /* Idle targets have age 0; only the busy ones are looked at, so a look
+     * costs the LUNs with work, not the size of the bus. */
+    memset(age, 0, sizeof age);
+    memset(lun_of, 0, sizeof lun_of);
+    for (uint32_t m = busy; m != 0; m &= m - 1u) {
+        unsigned t = pcam_q_ctz32(m);
         uint8_t l = 0;
-        uint64_t old = ((busy & (1u << t)) != 0 && target_usable(bus, t)) ? oldest_of(bus, t, now, &l)
-                                                                            : UINT64_MAX;
+        uint64_t old = target_usable(bus, t) ? oldest_of(bus, t, now, &l) : UINT64_MAX;
         age[t] = (old == UINT64_MAX || old >= now) ? 0 : now - old;
         lun_of[t] = l;
-        rank[t] = pcam_q_prio(t);
+        if (age[t] > limit / 2u)
+            owed |= (uint16_t)(1u << t);
         /* Ties go to the lower arbitration priority: it is the one losing. */
         if (age[t] > limit && (age[t] > most_age ||
                                (age[t] == most_age && most >= 0 &&
@@ -272,31 +335,34 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
      * owed anything; the others may not bank credit while they idle, and
      * when nobody is owed anything the slate is wiped. */
     uint32_t floor = UINT32_MAX;
-    for (unsigned t = 0; t < nt; t++)
-        if (age[t] > limit / 2u && bus->q_issued[t] < floor)
+    for (uint32_t m = owed; m != 0; m &= m - 1u) {
+        unsigned t = pcam_q_ctz32(m);
+        if (bus->q_issued[t] < floor)
             floor = bus->q_issued[t];
+    }
     for (unsigned t = 0; t < nt; t++) {
         if (floor == UINT32_MAX)
             bus->q_issued[t] = 0;
-        else if (age[t] <= limit / 2u && bus->q_issued[t] < floor)
+        else if ((owed & (1u << t)) == 0 && bus->q_issued[t] < floor)
             bus->q_issued[t] = floor;
     }
-    for (unsigned x = 0; x < nt && floor != UINT32_MAX; x++) {
-        for (unsigned y = 0; y < nt; y++) {
-            if (rank[y] >= rank[x] || age[y] <= limit / 2u)
-                continue;
-            if (bus->q_issued[x] > bus->q_issued[y] + slack) {
-                held |= (uint16_t)(1u << x);
-                break;
-            }
-        }
+    /* x is held when some owed y it beats in arbitration was issued more
+     * than `slack` fewer: walking up the arbitration order with the least
+     * count among the owed targets passed so far answers that for every x
+     * in one pass. */
+    uint64_t least_below = UINT64_MAX; /* none passed yet */
+    for (unsigned p = 0; p < PCAM_MAX_TARGETS && owed != 0; p++) {
+        unsigned x = p < 8u ? p + 8u : p - 8u; /* the ID of arbitration rank p */
+        if (x >= nt)
+            continue;
+        if (least_below != UINT64_MAX && (uint64_t)bus->q_issued[x] > least_below + slack)
+            held |= (uint16_t)(1u << x);
+        if ((owed & (1u << x)) != 0 && bus->q_issued[x] < least_below)
+            least_below = bus->q_issued[x];
     }
     bus->q_throttled = held;
     pcam_q_touch(bus);
-    bus->q_owed = 0;
-    for (unsigned t = 0; t < nt && floor != UINT32_MAX; t++)
-        if (age[t] > limit / 2u)
-            bus->q_owed |= (uint16_t)(1u << t);
+    bus->q_owed = owed;
     bus->q_age_next_ns = now + limit / 16u + 1u;
     if (most < 0) {
         bus->q_starving = 0;
@@ -321,10 +387,10 @@ static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
     unsigned x = ccb->target;
     if (bus->q_issued[x] < UINT32_MAX)
         bus->q_issued[x]++;
-    uint16_t owed = bus->q_owed;
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
-    for (unsigned y = 0; owed != 0 && y < PCAM_MAX_TARGETS; y++) {
-        if ((owed & (1u << y)) == 0 || pcam_q_prio(y) >= pcam_q_prio(x))
+    for (uint32_t m = bus->q_owed; m != 0; m &= m - 1u) {
+        unsigned y = pcam_q_ctz32(m);
+        if (pcam_q_prio(y) >= pcam_q_prio(x))
             continue;
         if (bus->q_issued[x] > bus->q_issued[y] + slack) {
             bus->q_throttled |= (uint16_t)(1u << x);
@@ -347,6 +413,13 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
 {
     if (!bus->q_dirty)
         return NULL;
+    /* Nothing hinted that may go and no look due: the full path would find
+     * the same nothing (a target without its hint bit has no LUN bits). */
+    if (bus->cfg.aging_enabled && bus->cfg.bus_starve_ms != 0 && now < bus->q_age_next_ns &&
+        (bus->q_pend_targets & (uint16_t)~bus->q_throttled) == 0) {
+        bus->q_dirty = 0;
+        return NULL;
+    }
     unsigned nt = pcam_q_ntargets(bus);
     if (nt == 0)
         return NULL;

@@ -58,9 +58,14 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
                     ((uint32_t)s.key << 16) | ((uint32_t)s.asc << 8) | s.ascq);
     switch (s.key) {
     case PCAM_SK_UNIT_ATTENTION:
-        /* Power on, reset or BDR: the target forgot the agreement too. */
-        if (s.asc_valid && s.asc == 0x29)
-            pcam_nego_invalidate(bus, ccb->target);
+        /* Power on, reset or BDR: the target forgot the agreement too,
+         * unless this is the first report of the reset the core saw or sent
+         * itself, after which it renegotiates already: once is enough. */
+        if (s.asc_valid && s.asc == 0x29) {
+            if ((bus->targets[ccb->target].flags & PCAM_TGTF_RESET_UA) == 0)
+                pcam_nego_invalidate(bus, ccb->target);
+            bus->targets[ccb->target].flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
+        }
         pcam_core_async(bus, PCAM_AC_UNIT_ATTENTION, ccb->target, ccb->lun);
         return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
     case PCAM_SK_NOT_READY: {
@@ -95,6 +100,8 @@ pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *dela
     switch (ccb->u.io.scsi_status) {
     case ST_GOOD:
     case ST_CONDITION_MET:
+        /* A good status: any UNIT ATTENTION for our reset has been had. */
+        tgt->flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
         ccb->status = PCAM_REQ_CMP;
         return PCAM_RA_COMPLETE;
     case ST_CHECK:

@@ -37,9 +37,7 @@ pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal
         luns == NULL)
         return PCAM_ERR_NULL;
     const pcam_hal_ops *o = hal->ops;
-    if (o->get_caps == NULL || o->reset_chip == NULL || o->reset_bus == NULL || o->select == NULL ||
-        o->transfer == NULL || o->msg_out == NULL || o->msg_in == NULL || o->msg_accept == NULL ||
-        o->set_atn == NULL || o->set_xfer == NULL || o->poll == NULL)
+    if (o->get_caps == NULL)
         return PCAM_ERR_NULL;
     memset(bus, 0, sizeof *bus);
     if (cfg != NULL)
@@ -49,6 +47,9 @@ pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal
     bus->hal = *hal;
     bus->plat = *plat;
     o->get_caps(hal->sc, &bus->caps);
+    /* Which ops are required depends on who runs the phases. */
+    if (!pcam_dec_hal_ok(hal, bus->caps.profile))
+        return PCAM_ERR_NULL;
 
     const pcam_bus_config *c = &bus->cfg;
     if (bus->caps.max_targets != 8 && bus->caps.max_targets != 16)
@@ -74,6 +75,9 @@ pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal
         pcam_nego_init(bus, t);
     bus->conn_target = 0xFF;
     pcam_engine_init(bus);
+    pcam_dec_attach(bus);
+    bus->next_deadline_ns = pcam_engine_next_deadline(bus);
+    bus->deadline_cached = !pcam_dec_active(bus);
     return PCAM_OK;
 }
 
@@ -104,6 +108,7 @@ static bool enter(pcam_bus *bus)
 {
     bool outer = !bus->in_core;
     bus->in_core = true;
+    bus->deadline_cached = false;
     return outer;
 }
 
@@ -117,6 +122,12 @@ static void leave(pcam_bus *bus, bool outer)
             break;
         pcam_core_run_completions(bus);
     }
+    /* The deadline only moves inside the core, and a shim asks for it after
+     * every call (or every polling step): work it out once here. */
+    bus->next_deadline_ns = pcam_engine_next_deadline(bus);
+    /* A script- or command-level back-end calls the core's decision entry
+     * points from outside pcam_bus_intr(): there the cache could go stale. */
+    bus->deadline_cached = !pcam_dec_active(bus);
     bus->in_core = false;
 }
 
@@ -264,8 +275,16 @@ static uint32_t release_queue(pcam_bus *bus, pcam_ccb *ccb)
         return PCAM_PATH_INVALID;
     uint32_t n = ccb->u.relq.count;
     pcam_q_touch(bus);
-    if (n == 0 || n > l->freeze)
-        l->freeze = 0;
+    /* The freezes the core holds while autosense runs are not the caller's
+     * to drop: nothing may reach the LUN before its sense is read. */
+    uint16_t keep = 0;
+    for (const pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next)
+        if ((c->priv.flags & PCAM_CF_SENSE) != 0)
+            keep++;
+    if (keep > l->freeze)
+        keep = l->freeze;
+    if (n == 0 || n > (uint32_t)(l->freeze - keep))
+        l->freeze = keep;
     else
         l->freeze = (uint16_t)(l->freeze - n);
     uint32_t open = ccb->u.relq.openings;
@@ -410,7 +429,9 @@ bool pcam_bus_poll(pcam_bus *bus)
 
 uint64_t pcam_bus_next_deadline(const pcam_bus *bus)
 {
-    return pcam_engine_next_deadline(bus);
+    /* Not cached inside the core (a callback asking), nor on a script- or
+     * command-level bus (see leave()). */
+    return bus->deadline_cached ? bus->next_deadline_ns : pcam_engine_next_deadline(bus);
 }
 
 void pcam_bus_shutdown(pcam_bus *bus)

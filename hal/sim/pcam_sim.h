@@ -76,6 +76,7 @@
 #include <stdio.h>
 
 #include "pcam/pcam_hal.h"
+#include "pcam/pcam_msg.h"
 #include "pcam/pcam_platform.h"
 #include "sim_lu.h"
 
@@ -134,6 +135,57 @@ typedef enum pcam_sim_disc {
 } pcam_sim_disc;
 
 /**
+ * Decision points where a target asks its oracle (pcam_sim_target_config::oracle)
+ * before doing what its model would do. They exist so a fuzzer can play an
+ * adversarial target while the bus, the timing and the task bookkeeping stay
+ * the real ones.
+ */
+typedef enum pcam_sim_decision {
+    PCAM_SIM_DEC_NEXT = 0,       /**< A phase ended: what the connected target does next (answer in
+                                      pcam_sim_oracle_query::action). Not asked while it answers ATN. */
+    PCAM_SIM_DEC_MESSAGE = 1,    /**< A queued message-in is about to go out: its bytes and len may be
+                                      rewritten. The target still acts as if it had sent the original
+                                      (a rewritten DISCONNECT still frees the bus when accepted). */
+    PCAM_SIM_DEC_STATUS = 2,     /**< The status byte about to be sent, in value. */
+    PCAM_SIM_DEC_DATA_LEN = 3,   /**< Data-phase length of a command just received, in value; an answer
+                                      is clamped to the target's buffer for the command. */
+    PCAM_SIM_DEC_DISCONNECT = 4, /**< Whether a command handed to the mechanism disconnects (value 0 or
+                                      1); 1 is honoured even without disconnect privilege. */
+    PCAM_SIM_DEC_RESELECT = 5    /**< The IDENTIFY byte a reselection sends, in value (any byte). */
+} pcam_sim_decision;
+
+/** What a target does next, answered at #PCAM_SIM_DEC_NEXT. */
+typedef enum pcam_sim_next_action {
+    PCAM_SIM_NEXT_REQ = 0,  /**< Request in pcam_sim_oracle_query::phase (0..7). In a DATA phase with no
+                                 data of the command left, up to value bytes (1 to 256) of filler move. */
+    PCAM_SIM_NEXT_MSG = 1,  /**< Send bytes[0..len) in MESSAGE IN now. 0x00 completes the task and 0x04
+                                 disconnects when accepted, 0x02 saves the pointer; others do nothing. */
+    PCAM_SIM_NEXT_FREE = 2, /**< Release the bus now (a task still connected is forgotten). */
+    PCAM_SIM_NEXT_HANG = 3  /**< Keep the bus and never request again (until a message or a reset ends it). */
+} pcam_sim_next_action;
+
+/** One question to the oracle, and its answer. */
+typedef struct pcam_sim_oracle_query {
+    pcam_sim_decision what;         /**< The decision point. */
+    uint8_t target;                 /**< Target ID asking. */
+    uint8_t lun;                    /**< LUN of the nexus (0 when none). */
+    uint32_t value;                 /**< In: the model's answer (see ::pcam_sim_decision). Out: the oracle's. */
+    pcam_sim_next_action action;    /**< Out, #PCAM_SIM_DEC_NEXT: what to do. */
+    pcam_phase phase;               /**< In, #PCAM_SIM_DEC_NEXT: phase the target was in. Out: for NEXT_REQ. */
+    uint8_t bytes[PCAM_MSG_MAX_LEN];/**< In/out: message bytes (#PCAM_SIM_DEC_MESSAGE, NEXT_MSG). */
+    uint8_t len;                    /**< In/out: their count; answers are clamped to 1..#PCAM_MSG_MAX_LEN. */
+} pcam_sim_oracle_query;
+
+/**
+ * An oracle: called synchronously from inside the bus model at each decision
+ * point; it must not call back into the bus.
+ * @param ctx pcam_sim_target_config::oracle_ctx.
+ * @param q the question; fill the answer fields to give an opinion.
+ * @return true to use the answer, false for "no opinion" (the model decides).
+ */
+typedef bool (*pcam_sim_oracle_fn)(void *ctx, pcam_sim_oracle_query *q);
+
+/**
  * Behaviour of one target. Counters named *_next apply to the next that
  * many commands and count down. Change them at any time through
  * pcam_sim_target_cfg().
@@ -165,6 +217,11 @@ typedef struct pcam_sim_target_config {
     uint32_t parity_data_ppm; /**< Parity errors per million data bytes (DATA IN to the chip, DATA OUT to the target). */
     uint32_t parity_msg_ppm;  /**< Parity errors per million message-in bytes (IDENTIFY included). */
     bool wide_residue;        /**< On a 16-bit agreement, end an odd-length DATA IN with IGNORE WIDE RESIDUE (1); the chip's XFER_DONE count then includes the pad byte (written as 0 if the buffer has room). Default false: counts are exact and no such message is sent. */
+    bool refuse_abort;        /**< Deaf to aborts: answer ABORT TASK, ABORT TASK SET and CLEAR TASK SET with MESSAGE REJECT and keep the tasks; with no task connected it then goes bus free. Default false. */
+    bool refuse_reset;        /**< Deaf to device resets: the same for TARGET RESET (BUS DEVICE RESET) and LOGICAL UNIT RESET. Default false. */
+    uint32_t phantom_resel_next; /**< Reselect the next N times with no task ready (IDENTIFY of LUN 0, then bus free unless the oracle decides otherwise). */
+    pcam_sim_oracle_fn oracle; /**< Adversary consulted at each ::pcam_sim_decision; NULL (default) = none. */
+    void *oracle_ctx;         /**< Passed to @ref oracle. */
 } pcam_sim_target_config;
 
 /** What one target saw and did (all counts since it was added). */
@@ -187,6 +244,7 @@ typedef struct pcam_sim_target_stats {
     uint32_t nego_initiated;   /**< SDTR/WDTR messages it started itself. */
     uint32_t aborted_tasks;    /**< Tasks dropped by abort, clear, reset messages or bus reset. */
     uint32_t lu_resets;        /**< LOGICAL UNIT RESET messages. */
+    uint32_t refused;          /**< Abort and reset messages refused (refuse_abort / refuse_reset). */
     uint32_t target_resets;    /**< TARGET RESET messages. */
     uint32_t max_tasks;        /**< Deepest task set seen on one LU. */
     uint64_t bytes_in;         /**< Data bytes sent to the initiator. */
@@ -322,6 +380,17 @@ bool pcam_sim_event_pending(const pcam_sim *sim);
  * @param sim bus.
  */
 void pcam_sim_bus_reset(pcam_sim *sim);
+
+/**
+ * @brief A chip whose bus reset does not complete: the next @p n reset_bus
+ *        requests are taken (they return success) but RST is never driven
+ *        and no BUS_RESET event follows, as with a wedged chip. A
+ *        reset_chip() clears what is left, so the reset after a chip reset
+ *        works (the ladder's last step).
+ * @param sim bus.
+ * @param n requests to swallow (0 cancels).
+ */
+void pcam_sim_chip_stall_bus_reset(pcam_sim *sim, uint32_t n);
 /** @} */
 
 /* ------------------------------------------------------------------ */
@@ -395,6 +464,30 @@ int pcam_sim_i_msg_accept(pcam_sim *sim, bool atn);
  * @return 0.
  */
 int pcam_sim_i_set_atn(pcam_sim *sim);
+/**
+ * @brief Select with ATN and stop (the NCR53C9x SELECT WITH ATN AND STOP):
+ *        as pcam_sim_i_select(), but ATN stays asserted after the last
+ *        message byte, so the target stays in MESSAGE OUT and the select
+ *        ends there (SELECT_DONE, phase MESSAGE OUT) for msg_out() to go on.
+ * @param sim bus.
+ * @param sel what to select and send (the CDB, if any, is not sent while
+ *            the target stays in MESSAGE OUT).
+ * @return 0 or negative.
+ */
+int pcam_sim_i_select_stop(pcam_sim *sim, const pcam_hal_select *sel);
+/**
+ * @brief Drop ATN (synchronous; the NCR53C9x RESET ATN command).
+ * @param sim bus.
+ * @return 0.
+ */
+int pcam_sim_i_reset_atn(pcam_sim *sim);
+/**
+ * @brief Change the selection timeout for later selections (a register-level
+ *        chip model programs it from its timeout register).
+ * @param sim bus.
+ * @param ns timeout from arbitration won, in ns (0 is ignored).
+ */
+void pcam_sim_set_sel_timeout(pcam_sim *sim, uint64_t ns);
 /**
  * @brief Program the chip's mode for @p target (synchronous).
  * @param sim bus.
@@ -593,6 +686,77 @@ int pcam_sim_vcd_open(pcam_sim *sim, const char *path);
  * @return 0, or PCAM_ERR_NOSPACE if a write failed.
  */
 int pcam_sim_vcd_close(pcam_sim *sim);
+/** @} */
+
+/* ------------------------------------------------------------------ */
+/** @name Command-level adapter (sim_cmdlevel.c)
+ * A mailbox-style adapter (or, with #PCAM_HAL_SCRIPT_LEVEL, a SCRIPTS-style
+ * chip) on the same bus and targets, written over the pcam_sim_i_*()
+ * interface: it runs whole commands itself and asks the core for every
+ * decision pcam_hal.h's hal_cmd contract lists. Give its ::pcam_hal to
+ * pcam_bus_init() instead of pcam_sim_get_hal()'s; do not mix the two on
+ * one bus. */
+/** @{ */
+
+/** An opaque simulated adapter. */
+typedef struct pcam_simcmd pcam_simcmd;
+
+/** Adapter configuration (pcam_simcmd_config_defaults()). */
+typedef struct pcam_simcmd_config {
+    pcam_hal_profile profile; /**< #PCAM_HAL_COMMAND_LEVEL (default) or #PCAM_HAL_SCRIPT_LEVEL, which
+                                   also hands the core every message it does not recognise. */
+    bool autosense;           /**< Fetch sense itself after CHECK CONDITION (reports
+                                   #PCAM_HAL_CAP_AUTOSENSE). Default true. */
+    uint16_t max_cmds;        /**< Commands it holds at once; start answers PCAM_ERR_NOSPACE beyond. Default 64. */
+} pcam_simcmd_config;
+
+/** What the adapter did (counts since creation). */
+typedef struct pcam_simcmd_stats {
+    uint32_t started;      /**< Commands accepted from the core. */
+    uint32_t completed;    /**< Commands reported back. */
+    uint32_t full;         /**< Starts refused for want of a free slot. */
+    uint32_t selections;   /**< Command selections begun. */
+    uint32_t reconnects;   /**< Reselections matched to a command. */
+    uint32_t autosense;    /**< REQUEST SENSEs it ran itself. */
+    uint32_t aborts;       /**< Abort requests from the core. */
+    uint32_t resets;       /**< Device resets it delivered. */
+    uint32_t nego_asked;   /**< Times it asked the core whether to negotiate. */
+    uint32_t msgs_to_core; /**< Messages from targets it handed to the core. */
+} pcam_simcmd_stats;
+
+/**
+ * @brief Fill @p cfg with the documented defaults.
+ * @param cfg configuration to fill; ignored if NULL.
+ */
+void pcam_simcmd_config_defaults(pcam_simcmd_config *cfg);
+
+/**
+ * @brief Create an adapter on @p sim (which it does not own).
+ * @param sim the bus.
+ * @param cfg configuration; NULL for the defaults.
+ * @return the adapter, or NULL on a bad configuration or no memory.
+ */
+pcam_simcmd *pcam_simcmd_create(pcam_sim *sim, const pcam_simcmd_config *cfg);
+
+/**
+ * @brief Destroy an adapter (after pcam_bus_shutdown()).
+ * @param a adapter; ignored if NULL.
+ */
+void pcam_simcmd_destroy(pcam_simcmd *a);
+
+/**
+ * @brief The adapter's back-end: ops, softc and command-level ops.
+ * @param a adapter.
+ * @param out receives them.
+ */
+void pcam_simcmd_get_hal(pcam_simcmd *a, pcam_hal *out);
+
+/**
+ * @brief The adapter's counters.
+ * @param a adapter.
+ * @param out receives them; zeroed if @p a is NULL.
+ */
+void pcam_simcmd_stats_get(const pcam_simcmd *a, pcam_simcmd_stats *out);
 /** @} */
 
 #ifdef __cplusplus

@@ -37,7 +37,7 @@ void sim_run_msgout(pcam_sim *s, const uint8_t *b, uint16_t n)
         uint64_t ti = t0 + a * i;
         bool stay;
 
-        if (i + 1 == n && s->atn)
+        if (i + 1 == n && s->atn && !(s->action == A_SELECT && s->sel_keep_atn))
             atn_changed(s, ti, false); /* ATN goes before the last byte */
         sim_trace_at(s, ti, PCAM_SIM_TR_MSG_OUT, s->conn_id, PCAM_PHASE_MSG_OUT, b[i], 1, 0);
         sim_vcd_bytes(s, ti, a, &b[i], 1, false, UINT32_MAX);
@@ -245,6 +245,7 @@ int pcam_sim_i_reset_chip(pcam_sim *s)
 {
     if (s == NULL)
         return PCAM_ERR_NULL;
+    s->stall_reset_next = 0; /* a chip reset unwedges it */
     s->action = A_NONE;
     s->sel_pending = false;
     sim_clear_events(s);
@@ -266,16 +267,38 @@ int pcam_sim_i_reset_chip(pcam_sim *s)
     return PCAM_OK;
 }
 
+void pcam_sim_chip_stall_bus_reset(pcam_sim *s, uint32_t n)
+{
+    if (s != NULL)
+        s->stall_reset_next = n;
+}
+
 int pcam_sim_i_reset_bus(pcam_sim *s)
 {
     if (s == NULL)
         return PCAM_ERR_NULL;
+    if (s->stall_reset_next > 0) {
+        s->stall_reset_next--; /* wedged: taken, never driven */
+        return PCAM_OK;
+    }
     sim_do_reset(s, true);
     sim_vcd_flush(s, s->now);
     return PCAM_OK;
 }
 
+static int do_select(pcam_sim *s, const pcam_hal_select *sel, bool keep_atn);
+
 int pcam_sim_i_select(pcam_sim *s, const pcam_hal_select *sel)
+{
+    return do_select(s, sel, false);
+}
+
+int pcam_sim_i_select_stop(pcam_sim *s, const pcam_hal_select *sel)
+{
+    return do_select(s, sel, true);
+}
+
+static int do_select(pcam_sim *s, const pcam_hal_select *sel, bool keep_atn)
 {
     if (s == NULL)
         return PCAM_ERR_NULL;
@@ -295,6 +318,7 @@ int pcam_sim_i_select(pcam_sim *s, const pcam_hal_select *sel)
         return gross(s, PCAM_SIM_CALL_SELECT, PCAM_ERR_NULL);
     s->sel_target = sel->target;
     s->sel_atn = sel->atn;
+    s->sel_keep_atn = keep_atn && sel->atn;
     s->sel_msg_len = sel->atn ? sel->msg_len : 0;
     if (s->sel_msg_len != 0)
         memcpy(s->sel_msg, sel->msg, s->sel_msg_len);
@@ -352,7 +376,7 @@ int pcam_sim_i_transfer(pcam_sim *s, const pcam_hal_xfer *x)
     }
     s->action = A_TRANSFER;
     if (x->phase == PCAM_PHASE_STATUS) {
-        uint8_t st = simt_status_byte(t);
+        uint8_t st = simt_status_pick(t);
 
         n = x->len != 0 ? sg_copy(x, &st, 1, true) : 0;
         if (n == 0) {
@@ -476,6 +500,22 @@ int pcam_sim_i_set_atn(pcam_sim *s)
         atn_changed(s, s->now, true);
     sim_vcd_flush(s, s->now);
     return PCAM_OK;
+}
+
+int pcam_sim_i_reset_atn(pcam_sim *s)
+{
+    if (s == NULL)
+        return PCAM_ERR_NULL;
+    if (s->atn)
+        atn_changed(s, s->now, false);
+    sim_vcd_flush(s, s->now);
+    return PCAM_OK;
+}
+
+void pcam_sim_set_sel_timeout(pcam_sim *s, uint64_t ns)
+{
+    if (s != NULL && ns != 0)
+        s->cfg.sel_timeout_ns = ns;
 }
 
 int pcam_sim_i_set_xfer(pcam_sim *s, uint8_t target, const pcam_hal_xfer_params *p)

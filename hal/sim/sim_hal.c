@@ -74,6 +74,7 @@ void pcam_sim_get_hal(pcam_sim *s, pcam_hal *out)
         return;
     out->ops = &sim_hal_ops;
     out->sc = s;
+    out->cmd = NULL; /* phase level: the core drives every phase */
 }
 
 /* ---- platform ---- */

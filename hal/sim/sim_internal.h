@@ -27,6 +27,7 @@
 #define SIM_MI_MAX 8u             /* message-in queue depth */
 #define SIM_EVQ 16u               /* chip event queue */
 #define SIM_DEFAULT_BUF 65536u    /* data buffer when a CDB's length is unknown */
+#define SIM_FILLER 256u           /* most filler bytes of one oracle-forced DATA phase */
 
 /* SCSI status bytes (SAM). */
 #define SIM_ST_GOOD 0x00u
@@ -99,13 +100,15 @@ typedef enum sim_msg_kind {
     MK_CC,
     MK_REJECT,
     MK_NEGO_REPLY,    /* answer to the initiator's SDTR/WDTR/PPR */
-    MK_NEGO_INIT      /* the target's own SDTR/WDTR: needs the initiator's answer */
+    MK_NEGO_INIT,     /* the target's own SDTR/WDTR: needs the initiator's answer */
+    MK_REFUSE         /* MESSAGE REJECT of an abort or reset (refuse_*): free if no task is connected */
 } sim_msg_kind;
 
 typedef struct sim_msg {
     uint8_t b[PCAM_MSG_MAX_LEN];
     uint8_t len;
     uint8_t kind;             /* sim_msg_kind */
+    bool asked;               /* the oracle has seen it (PCAM_SIM_DEC_MESSAGE) */
 } sim_msg;
 
 typedef struct sim_conn {
@@ -137,6 +140,8 @@ typedef struct sim_conn {
     bool holding;             /* the last decision was SN_HOLD: the bus waits for the mechanism */
     uint8_t tinit;            /* target-initiated negotiation in flight: 0, PCAM_EXT_WDTR or PCAM_EXT_SDTR */
     bool tinit_sdtr_next;     /* send SDTR after the WDTR exchange */
+    uint16_t filler_left;     /* oracle-forced DATA bytes still to move when the task has none */
+    uint8_t filler[SIM_FILLER];
 } sim_conn;
 
 typedef struct sim_mech {
@@ -230,6 +235,7 @@ struct pcam_sim {
     uint64_t sel_ready;
     uint8_t sel_target;
     bool sel_atn;
+    bool sel_keep_atn;        /* select-with-ATN-and-stop: ATN stays up after the last message byte */
     uint8_t sel_msg[256];
     uint16_t sel_msg_len, sel_msg_sent;
     uint8_t sel_cdb[256];
@@ -255,11 +261,17 @@ struct pcam_sim {
 
     pcam_sim_bus_stats bstats;
 
+    uint32_t stall_reset_next; /* reset_bus requests still to swallow (pcam_sim_chip_stall_bus_reset) */
     /* trace ring and log */
     pcam_sim_trace_entry *ring;
     size_t ring_cap, ring_head, ring_count;
     uint64_t ring_dropped;
     FILE *log;
+    /* phase log: a two-byte message's first byte (and the events logged
+     * while its second is awaited) waits to print as one line with it */
+    pcam_sim_trace_entry log_held[4];
+    unsigned log_nheld;
+    uint16_t log_left[2];      /* message bytes still to come, per direction (out, in); 0x100: extended length next */
 
     /* VCD */
     FILE *vcd;
@@ -312,6 +324,8 @@ uint8_t *simt_data_ptr(sim_target *t);
 bool simt_data_pad(const sim_target *t, uint32_t n);
 void simt_data_done(pcam_sim *s, sim_target *t, uint32_t n, bool parity);
 uint8_t simt_status_byte(const sim_target *t);
+uint8_t simt_status_pick(sim_target *t); /* the status byte to send now (the oracle may change it) */
+bool simt_ask(const sim_target *t, pcam_sim_oracle_query *q, pcam_sim_decision what);
 void simt_status_done(pcam_sim *s, sim_target *t);
 uint8_t simt_msgin_peek(const sim_target *t);
 void simt_msgin_ack(pcam_sim *s, sim_target *t, bool atn);
@@ -326,6 +340,7 @@ void simt_mech_done_held(pcam_sim *s, sim_target *t, sim_task *k);
 /* ---- sim_msg.c: the message-in queue and MESSAGE OUT handling ---- */
 void simm_msg1(sim_msg *m, uint8_t code, sim_msg_kind kind);
 void simm_push(sim_conn *c, const sim_msg *m);
+void simm_push_front(sim_conn *c, const sim_msg *m); /* only at a message boundary */
 void simm_start_nego(pcam_sim *s, sim_target *t, uint8_t ext);
 void simm_resolve_pending(pcam_sim *s, sim_target *t);
 void simm_ua_all(sim_target *t, uint8_t asc, uint8_t ascq);

@@ -45,6 +45,11 @@ static void mi_push_front(sim_conn *c, const sim_msg *m)
     c->mi_count++;
 }
 
+void simm_push_front(sim_conn *c, const sim_msg *m)
+{
+    mi_push_front(c, m);
+}
+
 static void mi_pop(sim_conn *c)
 {
     if (c->mi_count == 0)
@@ -108,6 +113,10 @@ static void commit(pcam_sim *s, sim_target *t, const sim_msg *m)
     case MK_DISC:
         t->stats.disconnects++;
         c->stage = CS_FREE;
+        break;
+    case MK_REFUSE:
+        if (c->task == NULL)
+            c->stage = CS_FREE; /* an abort selection: nothing else to do here */
         break;
     case MK_SDP:
         if (c->task != NULL)
@@ -214,6 +223,19 @@ static void abort_task(pcam_sim *s, sim_target *t)
         k = c->have_tag ? simk_find_tag(t, c->lun, c->tag) : simk_find_untagged(t, c->lun);
     if (k != NULL)
         simk_drop(s, t, k, PCAM_SIM_TN_ABORTED);
+}
+
+/* Deaf to an abort or reset (refuse_abort / refuse_reset): MESSAGE REJECT,
+ * the tasks stay; committed, it ends a connection that holds no task. */
+static bool refuse(sim_target *t)
+{
+    sim_msg m;
+
+    simm_msg1(&m, PCAM_MSG_MESSAGE_REJECT, MK_REFUSE);
+    mi_push_front(&t->conn, &m);
+    t->conn.leave = true;
+    t->stats.refused++;
+    return false;
 }
 
 static bool going_free(sim_conn *c)
@@ -337,14 +359,20 @@ static bool handle_msgout(pcam_sim *s, sim_target *t, const pcam_msg *m)
         simm_resolve_pending(s, t);
         return true;
     case PCAM_MSGK_ABORT_TASK:
+        if (t->cfg.refuse_abort)
+            return refuse(t);
         abort_task(s, t);
         return going_free(c);
     case PCAM_MSGK_ABORT_TASK_SET:
     case PCAM_MSGK_CLEAR_TASK_SET:
+        if (t->cfg.refuse_abort)
+            return refuse(t);
         if (c->identified || c->task != NULL)
             simk_drop_lu(s, t, nexus_lun(c));
         return going_free(c);
     case PCAM_MSGK_LOGICAL_UNIT_RESET:
+        if (t->cfg.refuse_reset)
+            return refuse(t);
         if (c->identified || c->task != NULL) {
             uint8_t lun = nexus_lun(c);
 
@@ -355,6 +383,8 @@ static bool handle_msgout(pcam_sim *s, sim_target *t, const pcam_msg *m)
         }
         return going_free(c);
     case PCAM_MSGK_TARGET_RESET:
+        if (t->cfg.refuse_reset)
+            return refuse(t);
         simk_drop_all(s, t);
         c->task = NULL;
         simn_reset(t);

@@ -17,6 +17,19 @@ static bool bus_wide(const pcam_sim *s)
     return s->cfg.width == 16;
 }
 
+/* Ask the target's oracle, if any; true means it gave an answer in *q. */
+bool simt_ask(const sim_target *t, pcam_sim_oracle_query *q, pcam_sim_decision what)
+{
+    const sim_conn *c = &t->conn;
+
+    if (t->cfg.oracle == NULL)
+        return false;
+    q->what = what;
+    q->target = t->id;
+    q->lun = c->task != NULL ? c->task->lun : c->lun;
+    return t->cfg.oracle(t->cfg.oracle_ctx, q);
+}
+
 void simt_init(sim_target *t, uint8_t id, const pcam_sim_target_config *cfg)
 {
     unsigned i;
@@ -93,7 +106,7 @@ void simt_cmd_byte(sim_target *t, uint8_t b)
     }
 }
 
-static bool should_disconnect(const sim_target *t, const sim_task *k)
+static bool model_disconnect(const sim_target *t, const sim_task *k)
 {
     if (!k->disc_ok)
         return false;
@@ -106,6 +119,16 @@ static bool should_disconnect(const sim_target *t, const sim_task *k)
         return simk_mech_busy(t, k->lun) || simk_others_waiting(t, k->lun, k) ||
                pcam_simlu_seek_cost(&t->lu[k->lun], k->cmd.lba) != 0;
     }
+}
+
+static bool should_disconnect(const sim_target *t, const sim_task *k)
+{
+    pcam_sim_oracle_query q;
+
+    memset(&q, 0, sizeof q);
+    q.value = model_disconnect(t, k) ? 1u : 0u;
+    (void)simt_ask(t, &q, PCAM_SIM_DEC_DISCONNECT);
+    return q.value != 0;
 }
 
 /* A media task goes to the mechanism: disconnect (after SAVE DATA POINTER
@@ -251,6 +274,20 @@ static void command_received(pcam_sim *s, sim_target *t)
         (void)pcam_simlu_prepare(lu, &k->cmd, s->now);
         k->status = k->cmd.status;
         k->data_len = k->cmd.xfer_len;
+        {
+            pcam_sim_oracle_query q;
+
+            memset(&q, 0, sizeof q);
+            q.value = k->data_len;
+            if (simt_ask(t, &q, PCAM_SIM_DEC_DATA_LEN)) {
+                uint32_t n = q.value < k->cap ? q.value : k->cap;
+
+                /* Bytes the LU did not fill are sent as zeros, never as stale heap. */
+                if (n > k->data_len && k->buf != NULL)
+                    memset(k->buf + k->data_len, 0, n - k->data_len);
+                k->data_len = n;
+            }
+        }
         k->media = k->cmd.media && k->status == SIM_ST_GOOD;
         if (t->cfg.illegal_phase_next != 0) {
             t->cfg.illegal_phase_next--;
@@ -302,7 +339,7 @@ static void command_received(pcam_sim *s, sim_target *t)
 
 /* ---- DATA and STATUS ---- */
 
-uint32_t simt_data_avail(const sim_target *t)
+static uint32_t task_data_avail(const sim_target *t)
 {
     const sim_conn *c = &t->conn;
     const sim_task *k = c->task;
@@ -314,6 +351,17 @@ uint32_t simt_data_avail(const sim_target *t)
     if (k->drop && k->drop_at < end)
         end = k->drop_at;
     return end > k->data_pos ? end - k->data_pos : 0;
+}
+
+/* An oracle-forced DATA phase with nothing of the task to move: filler. */
+static bool use_filler(const sim_target *t)
+{
+    return t->conn.filler_left != 0 && task_data_avail(t) == 0;
+}
+
+uint32_t simt_data_avail(const sim_target *t)
+{
+    return use_filler(t) ? t->conn.filler_left : task_data_avail(t);
 }
 
 /* Whether moving n more DATA IN bytes ends an odd-length phase on a wide
@@ -330,6 +378,8 @@ uint8_t *simt_data_ptr(sim_target *t)
 {
     sim_task *k = t->conn.task;
 
+    if (use_filler(t))
+        return t->conn.filler;
     if (k == NULL || k->buf == NULL)
         return NULL;
     return k->buf + k->data_pos;
@@ -340,6 +390,10 @@ void simt_data_done(pcam_sim *s, sim_target *t, uint32_t n, bool parity)
     sim_task *k = t->conn.task;
 
     (void)s;
+    if (use_filler(t)) {
+        t->conn.filler_left = (uint16_t)(n < t->conn.filler_left ? t->conn.filler_left - n : 0u);
+        return;
+    }
     if (k == NULL)
         return;
     k->data_pos += n;
@@ -384,6 +438,16 @@ uint8_t simt_status_byte(const sim_target *t)
     return t->conn.task != NULL ? t->conn.task->status : t->conn.status;
 }
 
+uint8_t simt_status_pick(sim_target *t)
+{
+    pcam_sim_oracle_query q;
+
+    memset(&q, 0, sizeof q);
+    q.value = simt_status_byte(t);
+    (void)simt_ask(t, &q, PCAM_SIM_DEC_STATUS);
+    return (uint8_t)q.value;
+}
+
 void simt_status_done(pcam_sim *s, sim_target *t)
 {
     (void)s;
@@ -415,11 +479,103 @@ static sim_next other(sim_conn *c, sim_next_kind kind)
     return n;
 }
 
+static sim_msg_kind forced_kind(const sim_msg *m)
+{
+    if (m->len != 1)
+        return MK_PLAIN;
+    switch (m->b[0]) {
+    case PCAM_MSG_COMMAND_COMPLETE:
+        return MK_CC;
+    case PCAM_MSG_DISCONNECT:
+        return MK_DISC;
+    case PCAM_MSG_SAVE_DATA_POINTER:
+        return MK_SDP;
+    default:
+        return MK_PLAIN;
+    }
+}
+
+/* The oracle's say on what the target does next; false when it has none. */
+static bool oracle_next(sim_target *t, sim_next *out)
+{
+    sim_conn *c = &t->conn;
+    pcam_sim_oracle_query q;
+    sim_msg m;
+    unsigned ph;
+
+    memset(&q, 0, sizeof q);
+    q.phase = c->phase;
+    if (!simt_ask(t, &q, PCAM_SIM_DEC_NEXT))
+        return false;
+    switch (q.action) {
+    case PCAM_SIM_NEXT_REQ:
+        ph = (unsigned)q.phase;
+        if (ph > (unsigned)PCAM_PHASE_MSG_IN)
+            return false;
+        /* A target requesting in a DATA phase moves at least one byte. */
+        if (q.phase == PCAM_PHASE_DATA_IN || q.phase == PCAM_PHASE_DATA_OUT)
+            c->filler_left = (uint16_t)(q.value == 0 ? 1u : q.value < SIM_FILLER ? q.value : SIM_FILLER);
+        if (q.phase == PCAM_PHASE_MSG_OUT && c->phase != PCAM_PHASE_MSG_OUT) {
+            /* Unasked-for MESSAGE OUT: a fresh message starts there. */
+            c->last_info = c->phase;
+            pcam_msg_parser_init(&c->parser);
+        }
+        *out = req(c, q.phase);
+        return true;
+    case PCAM_SIM_NEXT_MSG:
+        if (c->mi_pos != 0 || c->mi_count >= SIM_MI_MAX)
+            return false;
+        memset(&m, 0, sizeof m);
+        m.len = q.len == 0 ? 1u : (q.len > PCAM_MSG_MAX_LEN ? (uint8_t)PCAM_MSG_MAX_LEN : q.len);
+        memcpy(m.b, q.bytes, m.len);
+        m.kind = (uint8_t)forced_kind(&m);
+        m.asked = true;
+        simm_push_front(c, &m);
+        *out = req(c, PCAM_PHASE_MSG_IN);
+        return true;
+    case PCAM_SIM_NEXT_FREE:
+        /* A task waiting in the mechanism for this connection reselects later instead. */
+        if (c->task != NULL)
+            c->task->hold = false;
+        c->stage = CS_FREE;
+        c->mi_count = 0;
+        c->mi_pos = 0;
+        *out = other(c, SN_FREE);
+        return true;
+    case PCAM_SIM_NEXT_HANG:
+        c->stage = CS_HANG;
+        *out = other(c, SN_HANG);
+        return true;
+    default:
+        return false;
+    }
+}
+
+/* Before a queued message goes out, the oracle may rewrite its bytes. */
+static void oracle_message(sim_target *t)
+{
+    sim_conn *c = &t->conn;
+    sim_msg *m = &c->mi[0];
+    pcam_sim_oracle_query q;
+
+    if (c->mi_pos != 0 || m->asked)
+        return;
+    m->asked = true;
+    memset(&q, 0, sizeof q);
+    memcpy(q.bytes, m->b, sizeof q.bytes);
+    q.len = m->len;
+    if (!simt_ask(t, &q, PCAM_SIM_DEC_MESSAGE))
+        return;
+    m->len = q.len == 0 ? 1u : (q.len > PCAM_MSG_MAX_LEN ? (uint8_t)PCAM_MSG_MAX_LEN : q.len);
+    memcpy(m->b, q.bytes, m->len);
+}
+
 sim_next simt_next(pcam_sim *s, sim_target *t, bool atn)
 {
     sim_conn *c = &t->conn;
     sim_task *k;
     sim_msg m;
+    sim_next forced;
     unsigned guard;
 
     if (c->stage == CS_HANG)
@@ -438,11 +594,15 @@ sim_next simt_next(pcam_sim *s, sim_target *t, bool atn)
         c->holding = false;
         return other(c, SN_REQ);
     }
+    if (oracle_next(t, &forced))
+        return forced;
     for (guard = 0; guard < 16; guard++) {
         if (c->stage == CS_FREE)
             return other(c, SN_FREE);
-        if (c->mi_count != 0)
+        if (c->mi_count != 0) {
+            oracle_message(t);
             return req(c, PCAM_PHASE_MSG_IN);
+        }
         k = c->task;
         switch (c->stage) {
         case CS_NEED_CDB:
@@ -552,6 +712,10 @@ bool simt_resel_ready(const sim_target *t, uint64_t *at)
     if (t->conn.active)
         return false;
     k = first_ready(t);
+    if (k == NULL && t->cfg.phantom_resel_next != 0) {
+        *at = 0; /* at once: arbitration waits for the bus-free settle anyway */
+        return true;
+    }
     if (k == NULL)
         return false;
     *at = k->ready_at;
@@ -570,6 +734,16 @@ static uint8_t unused_tag(sim_target *t, uint8_t lun, uint8_t tag)
     return tag;
 }
 
+static uint8_t resel_identify(const sim_target *t, uint8_t identify)
+{
+    pcam_sim_oracle_query q;
+
+    memset(&q, 0, sizeof q);
+    q.value = identify;
+    (void)simt_ask(t, &q, PCAM_SIM_DEC_RESELECT);
+    return (uint8_t)q.value;
+}
+
 uint8_t simt_reselect(pcam_sim *s, sim_target *t)
 {
     sim_conn *c = &t->conn;
@@ -579,6 +753,20 @@ uint8_t simt_reselect(pcam_sim *s, sim_target *t)
 
     (void)s;
     conn_open(t);
+    if (k == NULL && t->cfg.phantom_resel_next != 0) {
+        /* Nothing to reselect for: IDENTIFY, then bus free (stage CS_NONE) unless the oracle says. */
+        t->cfg.phantom_resel_next--;
+        c->reselect = true;
+        c->identified = true;
+        identify = resel_identify(t, PCAM_MSG_IDENTIFY);
+        c->lun = identify & 7u;
+        simm_msg1(&m, identify, MK_IDENTIFY);
+        m.asked = true;
+        simm_push(c, &m);
+        c->phase = PCAM_PHASE_MSG_IN;
+        t->stats.reselections++;
+        return identify;
+    }
     if (k == NULL)
         return PCAM_MSG_IDENTIFY;
     c->reselect = true;
@@ -592,8 +780,9 @@ uint8_t simt_reselect(pcam_sim *s, sim_target *t)
         t->cfg.lie_lun_next--;
         lun = (uint8_t)((lun + 1) & 7u);
     }
-    identify = (uint8_t)(PCAM_MSG_IDENTIFY | lun);
+    identify = resel_identify(t, (uint8_t)(PCAM_MSG_IDENTIFY | lun));
     simm_msg1(&m, identify, MK_IDENTIFY);
+    m.asked = true;
     simm_push(c, &m);
     if (k->tagged) {
         uint8_t tag = k->tag;

@@ -151,6 +151,120 @@ int pcam_sim_trace_format(const pcam_sim_trace_entry *e, char *buf, size_t cap)
 
 /* ---- ring and log ---- */
 
+static void log_line(pcam_sim *s, const pcam_sim_trace_entry *e)
+{
+    char line[160];
+
+    if (pcam_sim_trace_format(e, line, sizeof line) != PCAM_ERR_NULL)
+        fprintf(s->log, "%s\n", line);
+}
+
+static void log_flush(pcam_sim *s)
+{
+    for (unsigned i = 0; i < s->log_nheld; i++)
+        log_line(s, &s->log_held[i]);
+    s->log_nheld = 0;
+}
+
+/* One line for a two-byte message (SIMPLE / HEAD OF QUEUE / ORDERED tag and
+ * the rest of the 0x20-0x2F group): its code and its argument byte, which
+ * alone would read as a message of its own (a tag 0x00 as COMMAND COMPLETE). */
+static void log_pair(pcam_sim *s, const pcam_sim_trace_entry *first, const pcam_sim_trace_entry *second)
+{
+    char line[160];
+    unsigned code = first->byte;
+    const char *who = first->kind == PCAM_SIM_TR_MSG_OUT ? "MSG OUT" : "MSG IN";
+    int n;
+
+    if (first->target < PCAM_SIM_MAX_IDS)
+        n = snprintf(line, sizeof line, "%10llu.%03u us  T%-2u %s 0x%02X 0x%02X %s%s0x%02X",
+                     (unsigned long long)(first->t_ns / 1000u), (unsigned)(first->t_ns % 1000u),
+                     (unsigned)first->target, who, code, (unsigned)second->byte, pcam_msg_name((uint8_t)code),
+                     code <= PCAM_MSG_ORDERED_TAG ? " tag " : " ", (unsigned)second->byte);
+    else
+        n = snprintf(line, sizeof line, "%10llu.%03u us  --  %s 0x%02X 0x%02X %s", (unsigned long long)(first->t_ns / 1000u),
+                     (unsigned)(first->t_ns % 1000u), who, code, (unsigned)second->byte,
+                     pcam_msg_name((uint8_t)code));
+    if (n > 0)
+        fprintf(s->log, "%s\n", line);
+}
+
+/* Where a message byte falls in its message, per SPI: the first byte says
+ * how long the message is (1, 2, or extended with a length byte). */
+static bool log_first_byte(pcam_sim *s, unsigned dir, uint8_t b)
+{
+    bool first = s->log_left[dir] == 0;
+
+    if (first) {
+        if (b == PCAM_MSG_EXTENDED)
+            s->log_left[dir] = 0x100;
+        else if (b >= 0x20 && b <= 0x2F)
+            s->log_left[dir] = 1;
+    } else if (s->log_left[dir] == 0x100) {
+        s->log_left[dir] = b != 0 ? b : 256; /* the extended length byte */
+    } else {
+        s->log_left[dir]--;
+    }
+    return first;
+}
+
+static void sim_log(pcam_sim *s, const pcam_sim_trace_entry *e)
+{
+    bool msg = e->kind == PCAM_SIM_TR_MSG_OUT || e->kind == PCAM_SIM_TR_MSG_IN;
+
+    if (msg) {
+        unsigned dir = e->kind == PCAM_SIM_TR_MSG_IN;
+        bool first = log_first_byte(s, dir, e->byte);
+
+        if (s->log_nheld > 0 && !first && s->log_held[0].kind == e->kind) {
+            /* The second byte of the held pair: print both as one. */
+            log_pair(s, &s->log_held[0], e);
+            for (unsigned i = 1; i < s->log_nheld; i++)
+                log_line(s, &s->log_held[i]);
+            s->log_nheld = 0;
+            return;
+        }
+        log_flush(s);
+        if (first && e->byte >= 0x20 && e->byte <= 0x2F) {
+            s->log_held[0] = *e;
+            s->log_nheld = 1;
+            return;
+        }
+        if (!first) {
+            /* An extended message's length or argument byte: no name. */
+            fprintf(s->log, "%10llu.%03u us  T%-2u %s 0x%02X (message byte)\n",
+                    (unsigned long long)(e->t_ns / 1000u), (unsigned)(e->t_ns % 1000u),
+                    (unsigned)(e->target < PCAM_SIM_MAX_IDS ? e->target : 0u),
+                    dir != 0 ? "MSG IN" : "MSG OUT", (unsigned)e->byte);
+            return;
+        }
+        log_line(s, e);
+        return;
+    }
+    /* A target asks for each message-in byte in MESSAGE IN again: that is
+     * no new phase for the message in progress. Any other phase, a
+     * selection or a reset ends whatever message was in progress. */
+    bool same = e->kind == PCAM_SIM_TR_PHASE &&
+                ((e->phase == PCAM_PHASE_MSG_IN && s->log_left[1] != 0) ||
+                 (e->phase == PCAM_PHASE_MSG_OUT && s->log_left[0] != 0));
+    if (!same && (e->kind == PCAM_SIM_TR_PHASE || e->kind == PCAM_SIM_TR_SELECTION ||
+        e->kind == PCAM_SIM_TR_RESELECTION || e->kind == PCAM_SIM_TR_BUS_FREE ||
+        e->kind == PCAM_SIM_TR_BUS_RESET || e->kind == PCAM_SIM_TR_SEL_TIMEOUT)) {
+        s->log_left[0] = 0;
+        s->log_left[1] = 0;
+        log_flush(s);
+        log_line(s, e);
+        return;
+    }
+    /* Events and ATN changes between the two bytes wait with the first. */
+    if (s->log_nheld > 0 && s->log_nheld < sizeof s->log_held / sizeof s->log_held[0]) {
+        s->log_held[s->log_nheld++] = *e;
+        return;
+    }
+    log_flush(s);
+    log_line(s, e);
+}
+
 void sim_ring_push(pcam_sim *s, const pcam_sim_trace_entry *e)
 {
     if (s->ring_cap != 0) {
@@ -162,12 +276,8 @@ void sim_ring_push(pcam_sim *s, const pcam_sim_trace_entry *e)
             s->ring_dropped++;
         }
     }
-    if (s->log != NULL) {
-        char line[160];
-
-        if (pcam_sim_trace_format(e, line, sizeof line) != PCAM_ERR_NULL)
-            fprintf(s->log, "%s\n", line);
-    }
+    if (s->log != NULL)
+        sim_log(s, e);
 }
 
 size_t pcam_sim_trace_count(const pcam_sim *s)
@@ -199,8 +309,11 @@ void pcam_sim_trace_clear(pcam_sim *s)
 
 void pcam_sim_set_log(pcam_sim *s, FILE *f)
 {
-    if (s != NULL)
-        s->log = f;
+    if (s == NULL)
+        return;
+    if (s->log != NULL)
+        log_flush(s); /* a pair's first byte still waiting */
+    s->log = f;
 }
 
 /* ---- VCD ---- */

@@ -237,6 +237,7 @@ typedef struct pcam_ccb_priv {
     uint8_t orig_status;    /**< SCSI status kept while autosense runs. */
     uint8_t cdb_sent;       /**< CDB bytes the target has taken. */
     struct pcam_ccb *link2; /**< Second link (sense and recovery lists). */
+    struct pcam_ccb *tag_next; /**< Next CCB in its bucket of the bus's tag index while active and tagged. */
 } pcam_ccb_priv;
 
 /** A CAM control block: one request to a bus. */

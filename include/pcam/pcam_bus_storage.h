@@ -18,6 +18,10 @@
 #define PCAM_TAGS 256
 /** Longest message-out the engine composes (IDENTIFY, tag, PPR, slack). */
 #define PCAM_MSGOUT_BYTES 16
+/** Buckets of the per-bus index that finds an active command by (target, LUN, tag) on
+ *  reselection; a power of two. Each LUN's tags land in distinct buckets, so a chain is
+ *  about (commands active on the bus) / PCAM_TAG_HASH long. */
+#define PCAM_TAG_HASH 256
 /** Longest message-in the engine collects (extended messages are at most 8 here). */
 #define PCAM_MSGIN_BYTES 16
 
@@ -129,6 +133,7 @@ typedef struct pcam_bus {
     uint8_t sense_got;          /**< Valid bytes in sense_buf. */
     pcam_sg data_sg;            /**< Single-element list for a flat buffer. */
     uint64_t timer_ns;          /**< Next time the active commands' deadlines are scanned. */
+    uint64_t next_deadline_ns;  /**< pcam_bus_next_deadline()'s answer, worked out once as each entry point returns. */
     uint64_t hold_ns;           /**< Earliest LUN hold (BUSY, NOT READY delay) not yet expired. */
     struct pcam_ccb *abort_head;/**< CCBs waiting for an ABORT TASK selection (link2). */
     uint8_t recovery;           /**< Bus-level recovery step in progress. */
@@ -138,6 +143,7 @@ typedef struct pcam_bus {
     uint64_t scan_lunmask;      /**< LUNs to probe on the scan target. */
     pcam_ccb_queue scan_q;      /**< Scan requests waiting for the one in progress. */
     bool in_core;               /**< Re-entrancy guard for completions. */
+    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */
     bool shut_down;             /**< pcam_bus_shutdown() was called. */
     pcam_async_slot async[PCAM_ASYNC_SLOTS]; /**< Async registrations. */
     pcam_event ring[PCAM_EVENT_RING];        /**< Event ring. */
@@ -154,6 +160,9 @@ typedef struct pcam_bus {
     uint64_t q_pend_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs that may have pending work (cleared lazily). */
     uint64_t q_age_next_ns;     /**< When per-bus aging next re-evaluates the ages. */
     uint32_t q_issued[PCAM_MAX_TARGETS]; /**< Issues per target since starvation began (per-bus aging). */
+    uint16_t q_act_targets;     /**< Targets with commands active (bit per ID; exact). */
+    uint64_t q_act_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs with commands active (exact). */
+    struct pcam_ccb *q_tags[PCAM_TAG_HASH]; /**< Tag index: active tagged CCBs by (target, LUN, tag), chained through priv.tag_next. */
 } pcam_bus;
 
 #endif /* PCAM_BUS_STORAGE_H */

@@ -2,9 +2,12 @@
  * @file pcam_hal.h
  * @brief The contract between the core and a chip back-end.
  *
- * A back-end is an ops table plus an opaque softc. This header describes the
- * phase-level profile (ESP/NCR53C9x, AM53C974, PIO chips and the simulated
- * bus), where the core's engine decides every phase.
+ * A back-end is an ops table plus an opaque softc, and declares its profile
+ * in pcam_hal_caps::profile. This header describes the phase-level profile
+ * (ESP/NCR53C9x, AM53C974, PIO chips and the simulated bus), where the
+ * core's engine decides every phase, and then (see @ref hal_cmd) the
+ * script-level and command-level profiles, where the chip or the adapter's
+ * firmware runs the phases and asks the core for the decisions it cannot make.
  *
  * The model is "start an action, get one event". Each action op starts one
  * bus action and returns at once; when the chip has finished it (or the
@@ -26,6 +29,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "pcam_platform.h"
+#include "pcam_types.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -110,8 +114,10 @@ typedef struct pcam_hal_xfer_params {
 /** Back-end profiles (see DESIGN.md). */
 typedef enum pcam_hal_profile {
     PCAM_HAL_PHASE_LEVEL = 1,  /**< The core's engine drives every phase. */
-    PCAM_HAL_SCRIPT_LEVEL = 2, /**< The chip runs phases, the core decides (not yet supported). */
-    PCAM_HAL_COMMAND_LEVEL = 3 /**< Mailbox adapters (not yet supported). */
+    PCAM_HAL_SCRIPT_LEVEL = 2, /**< The chip runs the phases from its script and asks the core for
+                                    every message it does not know (see @ref hal_cmd). */
+    PCAM_HAL_COMMAND_LEVEL = 3 /**< Mailbox adapters: firmware runs whole commands and asks the
+                                    core for negotiation and message decisions (see @ref hal_cmd). */
 } pcam_hal_profile;
 
 /** Capability flags in pcam_hal_caps::flags. */
@@ -123,7 +129,9 @@ enum {
     PCAM_HAL_CAP_QAS = 1u << 4,    /**< Quick arbitration (PPR). */
     PCAM_HAL_CAP_TAGS = 1u << 5,   /**< Sends tag messages after IDENTIFY in selection. */
     PCAM_HAL_CAP_PARITY = 1u << 6, /**< Checks parity on received bytes. */
-    PCAM_HAL_CAP_DMA = 1u << 7     /**< Data moves by DMA (buffers must be mappable). */
+    PCAM_HAL_CAP_DMA = 1u << 7,    /**< Data moves by DMA (buffers must be mappable). */
+    PCAM_HAL_CAP_AUTOSENSE = 1u << 8 /**< Script/command level: the adapter fetches sense itself after
+                                          CHECK CONDITION when a command carries #PCAM_HAL_CMD_AUTOSENSE. */
 };
 
 /** What the chip and its bus can do; the core clamps every agreement to it. */
@@ -166,11 +174,204 @@ typedef struct pcam_hal_ops {
     int (*poll)(void *sc, pcam_hal_event *ev);
 } pcam_hal_ops;
 
+struct pcam_hal_cmd_ops;
+struct pcam_bus;
+
 /** A back-end instance: its ops and its softc. */
 typedef struct pcam_hal {
     const pcam_hal_ops *ops; /**< The back-end's operations. */
     void *sc;                /**< The back-end's private state. */
+    /** Script-level and command-level operations (see @ref hal_cmd). Read
+     *  only when get_caps reports #PCAM_HAL_SCRIPT_LEVEL or
+     *  #PCAM_HAL_COMMAND_LEVEL, so a phase-level back-end may leave it unset. */
+    const struct pcam_hal_cmd_ops *cmd;
 } pcam_hal;
+
+/**
+ * @defgroup hal_cmd Script-level and command-level back-ends
+ * @brief Whole commands to the back-end, decisions back to the core.
+ *
+ * For #PCAM_HAL_SCRIPT_LEVEL and #PCAM_HAL_COMMAND_LEVEL back-ends the chip
+ * (or the adapter's firmware) runs selection, messages, data, status and
+ * reselection itself. The core keeps everything that is policy: the per-LUN
+ * queues, tags, aging, the QUEUE FULL depth, retries, autosense, the
+ * negotiation state and the recovery ladder, shared with the phase-level
+ * path. The split:
+ *
+ * - The core hands the back-end whole commands (pcam_hal_cmd_ops::start)
+ *   and the back-end reports each exactly once with pcam_bus_hal_done(),
+ *   unless the core took the command back first (a bus reset, a device reset
+ *   reported with pcam_bus_hal_reset_done(), reset_chip): after those the
+ *   back-end forgets the commands concerned without reporting them.
+ * - Decisions the chip cannot make are core calls that answer at once:
+ *   pcam_bus_hal_nego_start() (which SDTR/WDTR/PPR to send when selecting),
+ *   pcam_bus_hal_msg_in() (an extended or unknown message from the target:
+ *   the bytes to send back), pcam_bus_hal_msg_reject() (the target rejected
+ *   one of ours: the next rung of the negotiation ladder, or tags off),
+ *   pcam_bus_hal_nego_end() and pcam_bus_hal_parity().
+ * - QUEUE FULL, BUSY and CHECK CONDITION are reported as the status they
+ *   are; the core requeues without spending a retry, lowers the depth,
+ *   delays, retries or fails. The core fetches sense itself (a REQUEST SENSE
+ *   command of its own, flagged #PCAM_HAL_CMD_CORE_SENSE) unless the back-end
+ *   has #PCAM_HAL_CAP_AUTOSENSE and the command carries #PCAM_HAL_CMD_AUTOSENSE.
+ * - Timeouts walk the core's ladder as back-end operations: abort the
+ *   command (pcam_hal_cmd_ops::abort), reset the device
+ *   (pcam_hal_cmd_ops::reset_dev), reset the bus (pcam_hal_ops::reset_bus),
+ *   reset the chip (pcam_hal_ops::reset_chip), each with the core's timer.
+ *
+ * Such a back-end fills pcam_hal::cmd, and in pcam_hal::ops only get_caps,
+ * reset_chip, reset_bus, set_xfer and poll (the phase actions may be NULL).
+ * reset_chip, reset_bus and set_xfer mean what they mean for phase-level
+ * chips; poll is where the back-end services its adapter (mailboxes, script
+ * interrupts): it calls the pcam_bus_hal_*() entry points for what it
+ * finds, and returns only #PCAM_HAL_EV_BUS_RESET (a reset happened: it has
+ * already forgotten every command) and #PCAM_HAL_EV_GROSS_ERROR events.
+ *
+ * The entry points run under the bus lock, and are called only from inside
+ * an op the core called (poll, start, abort...): the core delivers the
+ * completions they cause when it unwinds, never inside them.
+ * @{
+ */
+
+/** Flags in pcam_hal_cmd::flags. */
+enum {
+    PCAM_HAL_CMD_DISCONNECT = 1u << 0, /**< Grant disconnect privilege in IDENTIFY. */
+    PCAM_HAL_CMD_AUTOSENSE = 1u << 1,  /**< On CHECK CONDITION, fetch sense into pcam_hal_cmd::sense
+                                            (only set for #PCAM_HAL_CAP_AUTOSENSE back-ends). */
+    PCAM_HAL_CMD_CORE_SENSE = 1u << 2  /**< The core's REQUEST SENSE for a contingent allegiance:
+                                            untagged, run it before other commands of the I_T_L. */
+};
+
+/** One command for pcam_hal_cmd_ops::start. */
+typedef struct pcam_hal_cmd {
+    const void *handle;   /**< Names the command in pcam_bus_hal_done() and pcam_hal_cmd_ops::abort. */
+    uint8_t target;       /**< Target ID. */
+    uint8_t lun;          /**< LUN. */
+    uint8_t tag_msg;      /**< Tag message code (0x20 SIMPLE, 0x21 HEAD OF QUEUE, 0x22 ORDERED), 0 = untagged. */
+    uint8_t tag;          /**< Tag number when tagged. */
+    const uint8_t *cdb;   /**< The CDB; copy it during start. */
+    uint8_t cdb_len;      /**< CDB length. */
+    pcam_dir dir;         /**< Data direction (NONE, IN, OUT). */
+    void *data;           /**< Flat buffer when @c sg_count is 0. */
+    const pcam_sg *sg;    /**< Scatter-gather list, valid until the command is reported. */
+    uint16_t sg_count;    /**< Elements in @c sg; 0 means @c data. */
+    uint32_t data_len;    /**< Bytes the command may move. */
+    uint8_t *sense;       /**< Where autosense goes with #PCAM_HAL_CMD_AUTOSENSE (else NULL). */
+    uint8_t sense_len;    /**< Size of @c sense. */
+    uint32_t flags;       /**< PCAM_HAL_CMD_* bits. */
+    uint32_t timeout_ms;  /**< The core's timeout; informational (the core runs the timer). */
+} pcam_hal_cmd;
+
+/** How a command ended, for pcam_bus_hal_done(). */
+typedef struct pcam_hal_cmd_result {
+    /** The transport outcome, a ::pcam_status: #PCAM_REQ_CMP when the
+     *  status phase was reached (see @c scsi_status), #PCAM_REQ_ABORTED
+     *  after pcam_hal_cmd_ops::abort, or the failure: #PCAM_SEL_TIMEOUT,
+     *  #PCAM_UNEXP_BUSFREE, #PCAM_SEQUENCE_FAIL, #PCAM_UNCOR_PARITY,
+     *  #PCAM_DATA_RUN_ERR, #PCAM_REQ_CMP_ERR. */
+    uint32_t status;
+    uint8_t scsi_status;  /**< SCSI status byte, with #PCAM_REQ_CMP. */
+    uint32_t resid;       /**< Data bytes not moved (for the core's REQUEST SENSE: sense bytes not filled). */
+    bool sense_done;      /**< The adapter ran REQUEST SENSE after CHECK CONDITION (#PCAM_HAL_CMD_AUTOSENSE). */
+    uint8_t sense_len;    /**< Sense bytes it stored in pcam_hal_cmd::sense (0 when its REQUEST SENSE failed). */
+    bool held_known;      /**< For QUEUE FULL: @c held is known. */
+    uint16_t held;        /**< For QUEUE FULL: commands of this I_T_L the target held (sent, unfinished). */
+} pcam_hal_cmd_result;
+
+/** The script-level / command-level ops (pcam_hal::cmd). All get the softc. */
+typedef struct pcam_hal_cmd_ops {
+    /** The bus the back-end reports to; called once by pcam_bus_init(). */
+    void (*attach)(void *sc, struct pcam_bus *bus);
+    /** Queue a whole command. Returns 0, #PCAM_ERR_NOSPACE when the adapter
+     *  is full (the core retries after the next pcam_bus_hal_done()), or
+     *  another negative ::pcam_err (the command fails). */
+    int (*start)(void *sc, const pcam_hal_cmd *cmd);
+    /** End a command (ABORT TASK if the target has it); report it with
+     *  pcam_bus_hal_done() and #PCAM_REQ_ABORTED, or with its real outcome
+     *  if it finished first. Negative when the handle is unknown. A
+     *  back-end that cannot reach the target just does nothing: the core
+     *  escalates when its timer runs out. */
+    int (*abort)(void *sc, const void *handle);
+    /** Send TARGET RESET (or LOGICAL UNIT RESET when @p lun_reset) and
+     *  report it with pcam_bus_hal_reset_done(). One at a time. */
+    int (*reset_dev)(void *sc, uint8_t target, uint8_t lun, bool lun_reset);
+} pcam_hal_cmd_ops;
+
+/**
+ * A command ended.
+ * @param bus the bus. @param handle pcam_hal_cmd::handle.
+ * @param target its target. @param lun its LUN. @param res the outcome.
+ * @return PCAM_OK, PCAM_ERR_NULL, or PCAM_ERR_RANGE when no such command is
+ *         at the back-end (already reported or taken back): nothing changes.
+ */
+int pcam_bus_hal_done(struct pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
+                      const pcam_hal_cmd_result *res);
+
+/**
+ * A reset_dev finished: the target (or LUN) dropped every task, and the
+ * back-end has forgotten the commands concerned.
+ * @param bus the bus. @param target the target. @param lun the LUN.
+ * @param lun_reset it was a LOGICAL UNIT RESET. @param ok the message was taken
+ *        (false: the target could not be reached; the core escalates).
+ * @return PCAM_OK, PCAM_ERR_NULL or PCAM_ERR_RANGE (no reset was asked of that target).
+ */
+int pcam_bus_hal_reset_done(struct pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, bool ok);
+
+/**
+ * The back-end is about to select @p target for a command: should the
+ * selection carry a negotiation message? From then on the message is in
+ * flight until the target answers or pcam_bus_hal_nego_end() is called.
+ * @param bus the bus. @param target the target.
+ * @param buf where the SDTR/WDTR/PPR bytes go (after IDENTIFY and tag).
+ * @param cap size of @p buf (8 is enough).
+ * @return bytes written, 0 for none, or a negative ::pcam_err.
+ */
+int pcam_bus_hal_nego_start(struct pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap);
+
+/**
+ * Our negotiation message did not get an answer.
+ * @param bus the bus. @param target the target.
+ * @param sent false: it never left (lost arbitration, selection timeout),
+ *        it goes out again next time; true: the target took it and went on
+ *        without a word, which SPI reads as a rejection.
+ */
+void pcam_bus_hal_nego_end(struct pcam_bus *bus, uint8_t target, bool sent);
+
+/**
+ * A complete message from the target that the back-end does not handle
+ * itself: SDTR, WDTR, PPR (ours answered, or the target's request), or
+ * anything it does not know.
+ * @param bus the bus. @param target the connected target. @param lun its LUN.
+ * @param msg the message bytes. @param len their count.
+ * @param reply where the answer goes. @param cap size of @p reply (8 is enough).
+ * @return bytes to send in MESSAGE OUT (raise ATN before releasing ACK;
+ *         a single #PCAM_MSG_MESSAGE_REJECT byte when the core refuses it),
+ *         0 when nothing is to be sent, or a negative ::pcam_err.
+ */
+int pcam_bus_hal_msg_in(struct pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg,
+                        size_t len, uint8_t *reply, size_t cap);
+
+/**
+ * The target answered MESSAGE REJECT to one of our messages.
+ * @param bus the bus. @param target the target.
+ * @param rejected first byte of the message rejected (0x01 for an extended
+ *        message, 0x20-0x22 for a tag message: the command runs untagged and
+ *        the core issues no more tags to the target).
+ * @param next where the next negotiation message goes (the ladder's next
+ *        rung, sent in the same connection), or NULL. @param cap its size.
+ * @return bytes written to @p next (raise ATN), 0 for none, or negative.
+ */
+int pcam_bus_hal_msg_reject(struct pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next,
+                            size_t cap);
+
+/**
+ * A parity (or CRC) error on bytes from @p target: counted, and repeated
+ * errors step the agreed speed down (the core reprograms it with set_xfer).
+ * @param bus the bus. @param target the target.
+ */
+void pcam_bus_hal_parity(struct pcam_bus *bus, uint8_t target);
+
+/** @} */
 
 /**
  * A short name for a phase ("DATA IN", "BUS FREE", "RESERVED(4)"...).

@@ -397,20 +397,23 @@ static void long_timeout_commands_do_not_starve(void **state)
 }
 
 /*
- * Only the heads of a LUN's active and pending queues are aged (the rule
- * keeps the look O(LUNs)). LUN 2:0 at depth 1:
+ * A HEAD OF QUEUE command at the head of a queue does not hide an older
+ * command behind it from per-bus aging: behind a HEAD OF QUEUE head the
+ * first command that is not one is looked at too (outside HEAD OF QUEUE,
+ * issue order is submission order, so it is the oldest of the rest).
+ * bus_starve_ms = 500. LUN 2:0 at depth 1:
  *   t=0    W and P submitted; W issued.
- *   t=550  W retired; H (HEAD OF QUEUE) submitted: pending is H, P. K9
- *          submitted and issued (target 9 stays busy, young, throughout).
- *   t=600  Look: the pending head H is 50 ms old, P (600 ms) is not looked
- *          at: nobody starves. H issued; the depth is raised to 2 and P
- *          issued behind H.
- *   t=650  Look: the active head H is 100 ms old, P behind it is not
- *          looked at: nobody starves.
- *   t=700  H retired. Look: P, the active head now, is 700 ms old: target
- *          2 starves.
+ *   t=550  W retired; H (HEAD OF QUEUE) and K9 (target 9) submitted:
+ *          pending on 2:0 is H, P. Look: H is 0 ms old, but P behind it
+ *          550 ms: target 2 starves (STARVE 2:0, 550 ms) and goes first,
+ *          so H is issued before K9 (the look at heads only saw nobody
+ *          starving and issued K9 first). Then K9.
+ *          The depth is raised to 2: P issued behind H.
+ *   t=650  Look: the active head H is 100 ms old, P behind it 650 ms: the
+ *          episode goes on (still target 2, no second event).
+ *   t=700  H retired. Look: P, the active head now, still starves it.
  */
-static void only_queue_heads_are_aged(void **state)
+static void hoq_does_not_hide_older(void **state)
 {
     fx *f = *state;
     pcam_event ev[4];
@@ -423,25 +426,28 @@ static void only_queue_heads_are_aged(void **state)
     retire(f, w);
     pcam_ccb *h = sub(f, 2, 2, 0, PCAM_TAG_HEAD_OF_QUEUE);
     pcam_ccb *k9 = sub(f, 3, 9, 0, PCAM_TAG_SIMPLE);
-    assert_ptr_equal(next(f), k9); /* cursor on 3 */
-    at_ms(600);
     assert_ptr_equal(next(f), h);
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q_starving, 3);
+    assert_int_equal(events(f, ev, 4), 1);
+    assert_int_equal(ev[0].code, PCAM_EV_STARVE);
+    assert_int_equal(ev[0].target, 2);
+    assert_int_equal(ev[0].lun, 0);
+    assert_int_equal(ev[0].arg, 550);
+    assert_ptr_equal(next(f), k9);
     assert_null(next(f));
     lun->depth = 2;
     pcam_q_touch(&f->bus); /* as the depth ramp's retirement would */
     assert_ptr_equal(next(f), p);
+    assert_ptr_equal(lun->active.head, h);
     at_ms(650);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q_starving, 3);
     assert_int_equal(events(f, ev, 4), 0);
     at_ms(700);
     retire(f, h);
     assert_null(next(f));
     assert_int_equal(f->bus.q_starving, 3);
-    assert_int_equal(events(f, ev, 4), 1);
-    assert_int_equal(ev[0].target, 2);
-    assert_int_equal(ev[0].arg, 700);
+    assert_int_equal(events(f, ev, 4), 0);
 }
 
 /*
@@ -577,7 +583,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(timer_tick_looks_when_due, setup, teardown),
         cmocka_unit_test_setup_teardown(oldest_starving_target_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(long_timeout_commands_do_not_starve, setup, teardown),
-        cmocka_unit_test_setup_teardown(only_queue_heads_are_aged, setup, teardown),
+        cmocka_unit_test_setup_teardown(hoq_does_not_hide_older, setup, teardown),
         cmocka_unit_test_setup_teardown(deliberate_waits_do_not_starve, setup, teardown),
         cmocka_unit_test_setup_teardown(lone_target_does_not_starve, setup, teardown),
         cmocka_unit_test_setup_teardown(blocked_starving_target_gets_nothing, setup, teardown),
