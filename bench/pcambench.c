@@ -169,8 +169,10 @@ static int usage(void)
             "                 [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
             "                 [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled] [--json]\n"
             "                 [--starve-ms MS] [--age-ms MS]   (override the aging settings)\n"
-            "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n",
-            prog);
+            "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n"
+            "       %s --qemu [--seconds S] [--commands N] [--image FILE] [--bounce] [--json]\n"
+            "                 (random reads on QEMU's AM53C974; --qemu --help for more)\n",
+            prog, prog);
     return 2;
 }
 
@@ -233,6 +235,9 @@ int pcambench_main(int argc, char **argv, const char *name)
 {
     if (name != NULL)
         prog = name;
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--qemu") == 0)
+            return pcambench_qemu_main(argc, argv, prog);
     bench *b = calloc(1, sizeof *b);
     if (b == NULL || parse(argc, argv, &b->o) != 0) {
         free(b);

@@ -10,4 +10,8 @@
  * a command failed or the bus could not be built, 2 for bad options. */
 int pcambench_main(int argc, char **argv, const char *name);
 
+/* The --qemu mode (pcambench_qemu.c): random reads over QEMU's AM53C974.
+ * pcambench_main() hands over to it when --qemu is among the options. */
+int pcambench_qemu_main(int argc, char **argv, const char *name);
+
 #endif /* PCAMBENCH_H */

@@ -3,6 +3,8 @@
 # prints the figures the README quotes.
 #  1. bus utilisation: 4 targets reading 32 KiB sequentially on Fast-20 wide;
 #  2. fairness: the starvation workload (Fast-10 narrow, IDs 0-3), aging on/off;
+#  2c. QEMU's AM53C974 (pcambench --qemu): commands/s, register reads and
+#     writes and qtest round trips per command, 4 KiB and 64 KiB;
 #  3. host instructions per 4 KiB command spent in the core (callgrind,
 #     counting only while control is inside the core's API, simulator and
 #     callbacks excluded), for 1, 16, 256 and 1,024 outstanding commands.
@@ -28,6 +30,13 @@ echo "== 2. the starvation workload (Fast-10 narrow, mixed 4-32 KiB random reads
 echo
 echo "== 2b. a file-server mix, 8 targets, Fast-20 wide"
 "$B" --targets 8 --depth 16 --pattern fileserver --bus fast20 --seconds 10
+echo
+echo "== 2c. QEMU's AM53C974 over qtest: 4 KiB and 64 KiB random reads (skipped without QEMU)"
+if command -v "${PCAM_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1; then
+  "$B" --qemu --seconds 5
+else
+  echo "  qemu-system-x86_64 not installed: apt-get install qemu-system-x86"
+fi
 echo
 echo "== 3. core/ instructions per 4 KiB random read (callgrind)"
 if ! command -v valgrind >/dev/null 2>&1; then

@@ -7,9 +7,8 @@
  * scans it. A simulated bus lives for one process run, so every subcommand
  * builds, scans and acts; only file= media persist.
  *
- * "qemu-esp" will start QEMU with an AM53C974 and the given images and
- * drive hal/esp over the qtest socket. Its ops table is the seam: until
- * hal/esp and osshim/posix exist, open() says so and fails.
+ * "qemu-esp" (qemu_backend.c) starts QEMU with an AM53C974 and the
+ * --qemu-drive images and drives hal/esp over the qtest socket.
  */
 #define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS and MAP_NORESERVE in glibc */
 #include <errno.h>
@@ -21,6 +20,9 @@
 #include <unistd.h>
 
 #include "ctl.h"
+#ifdef PCAMCTL_HAVE_QEMU
+#include "pcam_qemu_esp.h"
+#endif
 
 #if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
 #define MAP_ANONYMOUS MAP_ANON
@@ -171,19 +173,24 @@ static void sim_close(ctl *c)
 
 static const ctl_backend sim_backend = {"sim", sim_open, sim_submit, sim_step, sim_now, sim_close};
 
-/* ------------------------------------------------------------------ */
-/* qemu-esp: the seam for the AM53C974 back-end under QEMU. */
-
+#ifndef PCAMCTL_HAVE_QEMU
+/* Built without osshim/posix and hal/esp: the back-end says so. */
 static int qemu_esp_open(ctl *c)
 {
     return ctl_err(c, CTL_EBACKEND,
-                   "back-end 'qemu-esp' is not built yet (it needs hal/esp and osshim/posix); "
+                   "back-end 'qemu-esp' is not in this build (it needs hal/esp and osshim/posix); "
                    "use --backend sim");
 }
 
-static const ctl_backend qemu_esp_backend = {"qemu-esp", qemu_esp_open, NULL, NULL, NULL, NULL};
+const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_esp_open, NULL, NULL, NULL, NULL};
+#endif
 
-static const ctl_backend *const backends[] = {&sim_backend, &qemu_esp_backend};
+bool ctl_is_sim(const ctl *c)
+{
+    return c->be == &sim_backend;
+}
+
+static const ctl_backend *const backends[] = {&sim_backend, &ctl_qemu_esp_backend};
 
 const ctl_backend *ctl_find_backend(const char *name)
 {
@@ -231,12 +238,18 @@ uint64_t ctl_now(ctl *c)
 
 pcam_bus *ctl_bus(ctl *c)
 {
+#ifdef PCAMCTL_HAVE_QEMU
+    if (c->be == &ctl_qemu_esp_backend && c->qe != NULL)
+        return &c->qe->bus;
+#endif
     return &c->rig.bus;
 }
 
 /* The VCD and the phase log start together, before or after the scan. */
 static int start_trace(ctl *c)
 {
+    if (c->vcd_path == NULL && !c->phases)
+        return 0;
     if (c->vcd_path != NULL && pcam_sim_vcd_open(c->rig.sim, c->vcd_path) != 0) {
         const char *path = c->vcd_path;
         c->vcd_path = NULL;

@@ -145,7 +145,10 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
     if (rc != 0)
         return rc;
     pcam_hal_xfer_params tp;
-    pcam_sim_target_agreement(c->rig.sim, t, &tp);
+    memset(&tp, 0, sizeof tp);
+    bool have_tp = ctl_is_sim(c); /* only the simulator can tell the target's side */
+    if (have_tp)
+        pcam_sim_target_agreement(c->rig.sim, t, &tp);
     static const char *const names[3] = {"user", "goal", "current"};
     if (c->json) {
         j_obj(NULL);
@@ -163,12 +166,16 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
             j_str("text", text);
             j_end_obj();
         }
-        j_obj("target_side");
-        j_u64("period", tp.period);
-        j_u64("offset", tp.offset);
-        j_u64("width", tp.width ? 16 : 8);
-        j_u64("ppr_options", tp.ppr_options);
-        j_end_obj();
+        if (have_tp) {
+            j_obj("target_side");
+            j_u64("period", tp.period);
+            j_u64("offset", tp.offset);
+            j_u64("width", tp.width ? 16 : 8);
+            j_u64("ppr_options", tp.ppr_options);
+            j_end_obj();
+        } else {
+            j_null("target_side");
+        }
         j_end_obj();
         j_done();
         return 0;
@@ -179,6 +186,10 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
         ctl_fmt_xfer(&s[k], text, sizeof text);
         printf("  %-8s %-44s disconnect %-3s tags %s\n", names[k], text, s[k].disconnect ? "on" : "off",
                s[k].tagged ? "on" : "off");
+    }
+    if (!have_tp) {
+        printf("  %-8s (not known: only the simulated bus shows the target's side)\n", "target");
+        return 0;
     }
     pcam_xfer_settings ts;
     memset(&ts, 0, sizeof ts);

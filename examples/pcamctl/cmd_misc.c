@@ -122,7 +122,9 @@ int cmd_bench(ctl *c, int argc, char **argv)
                   "                     [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
                   "                     [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled]\n"
                   "                     [--starve-ms MS] [--age-ms MS] [--fast-disks]\n"
-                  "  (the same options and figures as bench/pcambench; --sim does not apply)\n",
+                  "  (the same options and figures as bench/pcambench; --sim does not apply)\n"
+                  "  with --backend qemu-esp: pcambench --qemu [--seconds S] [--commands N] [--bounce]\n"
+                  "  on the first --qemu-drive disk (read-only), else on a scratch image\n",
                   stdout);
             return 0;
         }
@@ -130,6 +132,22 @@ int cmd_bench(ctl *c, int argc, char **argv)
     }
     if (c->json)
         args[n++] = (char *)"--json";
+    if (!ctl_is_sim(c)) {
+        /* On QEMU the benchmark is pcambench --qemu, on the first disk given. */
+        char **more = realloc(args, ((size_t)n + 4) * sizeof *args);
+        if (more == NULL) {
+            free(args);
+            return ctl_err(c, CTL_EFAIL, "out of memory");
+        }
+        args = more;
+        args[n++] = (char *)"--qemu";
+        for (size_t k = 0; k < c->nqdrives; k++)
+            if (!c->qdrives[k].cd && c->qdrives[k].image[0] != '\0') {
+                args[n++] = (char *)"--image";
+                args[n++] = c->qdrives[k].image;
+                break;
+            }
+    }
     if (c->polled)
         args[n++] = (char *)"--polled";
     fflush(stdout);

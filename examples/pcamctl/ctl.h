@@ -64,8 +64,23 @@ int simspec_parse(const char *text, simspec *out, char *err, size_t errcap);
  * newlines) into a string; returns a malloc'd string or NULL with err set. */
 char *simspec_read_file(const char *path, char *err, size_t errcap);
 
+/* ---- QEMU drives (qemu_backend.c) ---- */
+#define CTL_QEMU_MAX_DRIVES 16
+
+typedef struct ctl_qdrive {
+    uint8_t id, lun;
+    bool cd;                   /* scsi-cd, else scsi-hd */
+    bool read_only;
+    char image[SPEC_PATH];     /* "" = a CD with no medium */
+} ctl_qdrive;
+
+/* Parse one --qemu-drive value: ID[:LUN]:hd|cd|hd-ro[:IMAGE] (see the README).
+ * Returns 0, or CTL_EUSAGE with a message in err. */
+int ctl_qdrive_parse(const char *text, ctl_qdrive *out, char *err, size_t errcap);
+
 /* ---- the run context ---- */
 struct ctl;
+struct pcam_qemu_esp;
 
 typedef struct ctl_backend {
     const char *name;
@@ -97,6 +112,10 @@ typedef struct ctl {
     const char *vcd_path;      /* write a VCD of the bus (sim only) */
     bool vcd_with_scan;        /* start the VCD before the scan */
     bool phases;               /* print the phase log on stdout */
+    /* qemu-esp state */
+    ctl_qdrive qdrives[CTL_QEMU_MAX_DRIVES];
+    size_t nqdrives;
+    struct pcam_qemu_esp *qe;  /* the bus on QEMU while open */
     /* sim state */
     bool open;
     simrig rig;
@@ -104,7 +123,11 @@ typedef struct ctl {
     size_t media_len[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS];
 } ctl;
 
-/* Back-ends (backend.c). */
+/* Back-ends (backend.c; qemu-esp in qemu_backend.c). */
+extern const ctl_backend ctl_qemu_esp_backend;
+/* True when the back-end is the simulated bus (trace and the simulated
+ * target's side of negotiate need it). */
+bool ctl_is_sim(const ctl *c);
 const ctl_backend *ctl_find_backend(const char *name);
 int ctl_open(ctl *c);
 void ctl_close(ctl *c);

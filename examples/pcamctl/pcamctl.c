@@ -1,8 +1,8 @@
 /*
  * pcamctl: a camcontrol-like tool over pcam's CCB API.
  *
- *   pcamctl [--backend sim|qemu-esp] [--sim SPEC | --sim @FILE] [--json] [--polled]
- *           COMMAND [ARGS]
+ *   pcamctl [--backend sim|qemu-esp] [--sim SPEC | --sim @FILE]
+ *           [--qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]]... [--json] [--polled] COMMAND [ARGS]
  *
  * The command table and the usage text below are the reference; the
  * topology grammar is in simspec.c and examples/pcamctl/README.md.
@@ -19,7 +19,10 @@ static const char usage_text[] =
     "usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]\n"
     "\n"
     "global options:\n"
-    "  --backend NAME   sim (default) or qemu-esp (not built yet)\n"
+    "  --backend NAME   sim (default) or qemu-esp (QEMU's AM53C974 over qtest)\n"
+    "  --qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]\n"
+    "                   qemu-esp: a drive on the controller (repeatable; IDs 0..6; a cd\n"
+    "                   without IMAGE has no medium); QEMU binary from $PCAM_QEMU or PATH\n"
     "  --sim SPEC       simulated topology, e.g. \"0:disk:64M,2:disk:1G:fast10,3:cd,5:disk:luns=3\"\n"
     "  --sim @FILE      the topology from a file ('#' comments, items on lines or comma-separated)\n"
     "                   (default: $PCAMCTL_SIM, else \"" DEFAULT_SIM "\")\n"
@@ -206,6 +209,17 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--backend") == 0 && v != NULL) {
             c.backend_name = v;
             i++;
+        } else if (strcmp(a, "--qemu-drive") == 0 && v != NULL) {
+            if (c.nqdrives == CTL_QEMU_MAX_DRIVES)
+                return ctl_err(&c, CTL_EUSAGE, "at most %d --qemu-drive options", CTL_QEMU_MAX_DRIVES);
+            if (ctl_qdrive_parse(v, &c.qdrives[c.nqdrives], err, sizeof err) != 0)
+                return ctl_err(&c, CTL_EUSAGE, "--qemu-drive %s", err);
+            for (size_t k = 0; k < c.nqdrives; k++)
+                if (c.qdrives[k].id == c.qdrives[c.nqdrives].id && c.qdrives[k].lun == c.qdrives[c.nqdrives].lun)
+                    return ctl_err(&c, CTL_EUSAGE, "--qemu-drive %s: %u:%u is given twice", v,
+                                   c.qdrives[k].id, c.qdrives[k].lun);
+            c.nqdrives++;
+            i++;
         } else if (strcmp(a, "--sim") == 0 && v != NULL) {
             sim = v;
             i++;
@@ -223,6 +237,10 @@ int main(int argc, char **argv)
     c.be = ctl_find_backend(c.backend_name);
     if (c.be == NULL)
         return ctl_err(&c, CTL_EUSAGE, "unknown back-end '%s' (sim or qemu-esp)", c.backend_name);
+    if (c.nqdrives != 0 && strcmp(c.be->name, "qemu-esp") != 0)
+        return ctl_err(&c, CTL_EUSAGE, "--qemu-drive needs --backend qemu-esp");
+    if (c.polled && strcmp(c.be->name, "qemu-esp") == 0)
+        return ctl_err(&c, CTL_EUSAGE, "--polled: the qemu-esp back-end runs on interrupts only");
     c.spec_text = sim;
     if (sim[0] == '@') {
         file_text = simspec_read_file(sim + 1, err, sizeof err);

@@ -101,9 +101,11 @@ int esp_op_select(void *v, const pcam_hal_select *sel)
     }
     s->sel_cdb_in = s->sel_cmd == ESP_C_SELATNS ? 0 : cdb_len;
     n = (uint8_t)(s->sel_msg_in + s->sel_cdb_in);
-    /* The DMA engine takes fewer register writes than the FIFO from 8
-     * bytes on, and is the only way past the FIFO's 16. */
-    if (can_dma && n >= 8 && s->sel_cmd != ESP_C_SELATNS) {
+    /* With the DMA engine in use, selection bytes always go by DMA: QEMU
+     * 7.2's AM53C974 loses the interrupt of a FIFO-loaded selection whose
+     * command ends in STATUS before any data moves (a failed READ(6)), and
+     * DMA is also the only way past the FIFO's 16 bytes. */
+    if (can_dma && n != 0 && s->sel_cmd != ESP_C_SELATNS) {
         s->sel_dma = true;
     } else if (n > ESP_FIFO_DEPTH) {
         if (can_dma) {

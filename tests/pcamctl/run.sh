@@ -339,8 +339,9 @@ errors)
     run 3 "$P" --sim "0:disk" inquiry 4
     has err "no device at 4:0"
     run 3 "$P" --sim "0:disk" inquiry 7
-    run 4 "$P" --backend qemu-esp devlist
-    has err "back-end 'qemu-esp' is not built yet"
+    # qemu-esp without QEMU: back-end not available (4), saying what to install.
+    run 4 env PCAM_QEMU=/nonexistent/qemu-system-x86_64 "$P" --backend qemu-esp devlist
+    has err "apt-get install qemu-system-x86"
     run 2 "$P" --backend scsi-over-carrier-pigeon devlist
     # A topology file with comments and one item per line.
     printf '# two disks\n0:disk:8M   # system\n\n1:disk:16M:product=DATA\n' >bus.cfg

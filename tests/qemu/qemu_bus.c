@@ -14,18 +14,17 @@
 
 #include "qemu_bus.h"
 
-/* The bus a test left running when an assertion jumped out of it: stopped
+/* The bus a test left running when an assertion jumped out of it: closed
  * before the next one starts (its images stay locked while QEMU lives). */
-static pcam_qemu *live_q;
-static pcam_lun *live_luns;
+static qbus *live;
+/* The first core invariant violation seen on the live bus. */
+static const char *violation;
 
 static void kill_live(void)
 {
-    if (live_q != NULL)
-        pcam_qemu_stop(live_q);
-    free(live_luns);
-    live_q = NULL;
-    live_luns = NULL;
+    if (live != NULL)
+        pcam_qemu_esp_close(live);
+    live = NULL;
 }
 
 static pcam_log_level log_level(void)
@@ -44,10 +43,7 @@ static pcam_log_level log_level(void)
 static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pcam_bus_config *bcfg,
                   const char *const *extra, bool monitor)
 {
-    pcam_qemu_opts o;
-    pcam_esp_config ec;
-    pcam_bus_config cfg;
-    pcam_hal_caps caps;
+    pcam_qemu_esp_opts o;
     char err[2048];
     int rc;
     static bool registered;
@@ -55,52 +51,21 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
     if (!registered)
         registered = atexit(kill_live) == 0;
     kill_live();
-    memset(b, 0, sizeof *b);
+    violation = NULL;
     memset(&o, 0, sizeof o);
     o.drives = drives;
     o.ndrives = ndrives;
+    o.bus_config = bcfg;
     o.ram_mb = 64;
     o.extra_args = extra;
     o.monitor = monitor;
     o.log_file = stderr;
     o.log_level = log_level();
-    rc = pcam_qemu_start(&b->q, &o, err, sizeof err);
+    rc = pcam_qemu_esp_open(b, &o, err, sizeof err);
     if (rc != 0)
-        fail_msg("pcam_qemu_start: %d: %s", rc, err);
-    live_q = b->q;
-    rc = pcam_qemu_find_pci(b->q, 0x1022, 0x2020, 0, 11, &b->pci);
-    if (rc != 0)
-        fail_msg("AM53C974 not found: %d %s", rc, pcam_qemu_error(b->q));
-    b->irq = b->pci.irq;
-    pcam_qemu_platform(b->q, &b->plat);
-
-    memset(&ec, 0, sizeof ec);
-    ec.chip = PCAM_ESP_AUTO;
-    ec.base = (uintptr_t)b->pci.bar[0].addr;
-    ec.stride = 4;
-    ec.clock_khz = 40000;
-    ec.initiator_id = 7;
-    ec.use_dma = true;
-    /* QEMU's model treats SELECT WITH ATN3 as a no-op (QEMU.md). */
-    ec.flags = PCAM_ESP_F_NO_SELATN3;
-    rc = pcam_esp_attach(&b->esp, &ec, &b->plat, &b->hal);
-    if (rc != PCAM_OK)
-        fail_msg("pcam_esp_attach: %s", pcam_strerror(rc));
+        fail_msg("pcam_qemu_esp_open: %d: %s", rc, err);
+    live = b;
     assert_int_equal(pcam_esp_get_chip(&b->esp), PCAM_ESP_AM53C974);
-
-    if (bcfg != NULL)
-        cfg = *bcfg;
-    else
-        pcam_bus_config_defaults(&cfg);
-    cfg.polled = false;
-    b->hal.ops->get_caps(b->hal.sc, &caps);
-    b->nluns = PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target);
-    b->luns = calloc(b->nluns, sizeof *b->luns);
-    assert_non_null(b->luns);
-    live_luns = b->luns;
-    rc = pcam_bus_init(&b->bus, &cfg, &b->hal, &b->plat, b->luns, b->nluns);
-    if (rc != PCAM_OK)
-        fail_msg("pcam_bus_init: %s", pcam_strerror(rc));
 }
 
 void qbus_start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pcam_bus_config *bcfg,
@@ -121,46 +86,30 @@ void qbus_stop(qbus *b)
     int rc;
 
     pcam_bus_shutdown(&b->bus);
+    b->bus_up = false; /* shut down once: the close below must not repeat it */
     nlive = pcam_qemu_guest_live(b->q);
-    rc = pcam_qemu_stop(b->q);
-    free(b->luns);
-    b->q = NULL;
-    live_q = NULL;
-    live_luns = NULL;
-    if (b->violation != NULL)
-        fail_msg("core invariant violated: %s", b->violation);
+    rc = pcam_qemu_esp_close(b);
+    live = NULL;
+    if (violation != NULL)
+        fail_msg("core invariant violated: %s", violation);
     assert_int_equal(nlive, 0); /* every dma_map was unmapped */
     assert_int_equal(rc, 0);
 }
 
 static void check(qbus *b)
 {
-    if (b->violation == NULL)
-        b->violation = pcam_bus_check_invariants(&b->bus);
+    if (violation == NULL)
+        violation = pcam_bus_check_invariants(&b->bus);
 }
 
 void qbus_step(qbus *b, uint32_t max_wait_ms)
 {
-    uint64_t now, d;
+    int rc = pcam_qemu_esp_step(b, max_wait_ms);
 
-    if (pcam_qemu_irq(b->q, b->irq)) {
-        pcam_bus_intr(&b->bus);
-        b->intrs++;
-        check(b);
-        return;
-    }
-    now = pcam_posix_now_ns();
-    d = pcam_bus_next_deadline(&b->bus);
-    if (d <= now) {
-        pcam_bus_tick(&b->bus);
-        b->ticks++;
-        check(b);
-        return;
-    }
-    if (d != UINT64_MAX && (d - now) / 1000000u < max_wait_ms)
-        max_wait_ms = (uint32_t)((d - now + 999999u) / 1000000u);
-    if (pcam_qemu_wait_irq(b->q, b->irq, max_wait_ms) < 0)
+    if (rc < 0)
         fail_msg("QEMU failed: %s", pcam_qemu_error(b->q));
+    if (rc > 0)
+        check(b);
 }
 
 bool qbus_run_until(qbus *b, const unsigned *count, unsigned target, uint32_t timeout_ms)

@@ -2,7 +2,9 @@
  * A pcam bus on QEMU's AM53C974: the core plus hal/esp over the qtest
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
  * while the intercepted line is high, pcam_bus_tick() at the core's
- * deadlines, otherwise wait on the socket for the next IRQ line).
+ * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
+ * front end to osshim/posix/pcam_qemu_esp.h that fails the test on errors
+ * and checks the core's invariants after every entry point.
  */
 #ifndef QEMU_BUS_H
 #define QEMU_BUS_H
@@ -13,20 +15,11 @@
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
 #include "pcam_qemu.h"
+#include "pcam_qemu_esp.h"
 
-typedef struct qbus {
-    pcam_qemu *q;
-    pcam_platform plat;
-    pcam_qemu_pci_dev pci;
-    pcam_esp esp;
-    pcam_hal hal;
-    pcam_bus bus;
-    pcam_lun *luns;
-    size_t nluns;
-    unsigned irq;
-    uint64_t intrs, ticks;
-    const char *violation; /* first core invariant violation seen */
-} qbus;
+/* The bus is osshim/posix's pcam_qemu_esp (fields q, bus, esp, intrs...);
+ * the first core invariant violation is kept by qemu_bus.c. */
+typedef pcam_qemu_esp qbus;
 
 /* A CCB whose completions are counted (exactly once is the rule). */
 typedef struct qccb {

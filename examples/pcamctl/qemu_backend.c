@@ -1,0 +1,158 @@
+/*
+ * The qemu-esp back-end: QEMU's AM53C974 with the --qemu-drive images,
+ * driven by hal/esp over the qtest socket (osshim/posix/pcam_qemu_esp.h).
+ * Like the simulated bus, it lives for one process run: each command starts
+ * QEMU, scans, acts and stops it; the images are what persists.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "pcam_qemu_esp.h"
+
+int ctl_qdrive_parse(const char *text, ctl_qdrive *out, char *err, size_t errcap)
+{
+    char buf[SPEC_PATH + 32];
+    char *p, *kind, *rest;
+    uint64_t v;
+
+    memset(out, 0, sizeof *out);
+    if (strlen(text) >= sizeof buf) {
+        snprintf(err, errcap, "'%s' is too long", text);
+        return CTL_EUSAGE;
+    }
+    memcpy(buf, text, strlen(text) + 1);
+    p = strchr(buf, ':');
+    if (p == NULL) {
+        snprintf(err, errcap, "'%s': want ID[:LUN]:hd|cd|hd-ro[:IMAGE]", text);
+        return CTL_EUSAGE;
+    }
+    *p++ = '\0';
+    if (!ctl_parse_u64(buf, &v) || v > 6) {
+        snprintf(err, errcap, "'%s': the target ID must be 0..6 (7 is the AM53C974's own)", text);
+        return CTL_EUSAGE;
+    }
+    out->id = (uint8_t)v;
+    kind = p;
+    p = strchr(kind, ':');
+    if (p != NULL)
+        *p++ = '\0';
+    if (kind[0] >= '0' && kind[0] <= '9') {
+        /* A LUN comes first. */
+        if (!ctl_parse_u64(kind, &v) || v > 7) {
+            snprintf(err, errcap, "'%s': the LUN must be 0..7", text);
+            return CTL_EUSAGE;
+        }
+        out->lun = (uint8_t)v;
+        if (p == NULL) {
+            snprintf(err, errcap, "'%s': missing hd or cd after the LUN", text);
+            return CTL_EUSAGE;
+        }
+        kind = p;
+        p = strchr(kind, ':');
+        if (p != NULL)
+            *p++ = '\0';
+    }
+    rest = p; /* the image path: everything after the kind, ':' included */
+    if (strcmp(kind, "hd") == 0) {
+        out->cd = false;
+    } else if (strcmp(kind, "hd-ro") == 0) {
+        out->read_only = true;
+    } else if (strcmp(kind, "cd") == 0) {
+        out->cd = true;
+        out->read_only = true;
+    } else {
+        snprintf(err, errcap, "'%s': the kind must be hd, hd-ro or cd, not '%s'", text, kind);
+        return CTL_EUSAGE;
+    }
+    if (rest == NULL || rest[0] == '\0') {
+        if (!out->cd) {
+            snprintf(err, errcap, "'%s': a disk needs an image file", text);
+            return CTL_EUSAGE;
+        }
+        return 0;
+    }
+    if (strchr(rest, ',') != NULL) {
+        /* QEMU's option syntax would split it. */
+        snprintf(err, errcap, "'%s': the image path may not contain ','", text);
+        return CTL_EUSAGE;
+    }
+    memcpy(out->image, rest, strlen(rest) + 1);
+    return 0;
+}
+
+static int qemu_open(ctl *c)
+{
+    pcam_qemu_drive d[CTL_QEMU_MAX_DRIVES];
+    pcam_qemu_esp_opts o;
+    char err[2048];
+    int rc;
+
+    c->spec.initiator = 7; /* ctl_need_device() names the controller's own ID */
+    memset(d, 0, sizeof d);
+    for (size_t i = 0; i < c->nqdrives; i++) {
+        const ctl_qdrive *q = &c->qdrives[i];
+        d[i].kind = q->cd ? PCAM_QEMU_CD : PCAM_QEMU_HD;
+        d[i].image = q->image[0] != '\0' ? q->image : NULL;
+        d[i].scsi_id = q->id;
+        d[i].lun = q->lun;
+        d[i].read_only = q->read_only;
+    }
+    c->qe = calloc(1, sizeof *c->qe);
+    if (c->qe == NULL)
+        return ctl_err(c, CTL_EFAIL, "out of memory");
+    memset(&o, 0, sizeof o);
+    o.drives = d;
+    o.ndrives = c->nqdrives;
+    o.bus_config = &c->bcfg;
+    o.log_file = stderr;
+    o.log_level = getenv("PCAMCTL_QEMU_DEBUG") != NULL ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
+    rc = pcam_qemu_esp_open(c->qe, &o, err, sizeof err);
+    if (rc != 0) {
+        free(c->qe);
+        c->qe = NULL;
+        if (rc == -ENOENT)
+            return ctl_err(c, CTL_EBACKEND, "back-end 'qemu-esp': %s", err);
+        return ctl_err(c, rc == -ECHILD || rc == -ETIMEDOUT ? CTL_EBACKEND : CTL_EFAIL,
+                       "back-end 'qemu-esp' could not start: %s", err);
+    }
+    c->open = true;
+    return 0;
+}
+
+static void qemu_submit(ctl *c, pcam_ccb *ccb)
+{
+    pcam_action(&c->qe->bus, ccb);
+}
+
+static bool qemu_step(ctl *c)
+{
+    int rc = pcam_qemu_esp_step(c->qe, 100);
+    if (rc < 0) {
+        ctl_err(c, CTL_EFAIL, "QEMU failed: %s", pcam_qemu_error(c->qe->q));
+        return false;
+    }
+    return true;
+}
+
+static uint64_t qemu_now(ctl *c)
+{
+    (void)c;
+    return pcam_posix_now_ns();
+}
+
+static void qemu_close(ctl *c)
+{
+    if (c->qe != NULL) {
+        int rc = pcam_qemu_esp_close(c->qe);
+        if (rc != 0)
+            ctl_err(c, CTL_EFAIL, "QEMU ended badly: %d", rc);
+        free(c->qe);
+        c->qe = NULL;
+    }
+    c->open = false;
+}
+
+const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_open, qemu_submit, qemu_step, qemu_now,
+                                          qemu_close};
