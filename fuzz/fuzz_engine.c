@@ -779,6 +779,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         if (release_all())
             continue;
+        /* Name the lost CCBs and where the core left them, for diagnosis. */
+        for (size_t i = 0; i < NSLOT; i++)
+            if (slots[i].used && slots[i].done == 0)
+                fprintf(stderr, "fuzz_engine: lost: slot %zu func 0x%02x %u:%u state %u flags 0x%02x\n", i,
+                        slots[i].ccb.func, slots[i].ccb.target, slots[i].ccb.lun,
+                        (unsigned)slots[i].ccb.priv.state, (unsigned)slots[i].ccb.priv.flags);
         fail("idle with a CCB outstanding (lost command)");
     }
     (void)release_all();

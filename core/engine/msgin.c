@@ -388,7 +388,11 @@ void pcam_eng_msgout_taken(pcam_bus *bus, uint32_t count)
 {
     uint8_t first = bus->msgout_len > 0 ? bus->msgout[0] : 0;
     if (count > 0) {
-        bus->last_msgout = first;
+        /* Once an abort or reset went out, the bus free it asks for is
+         * matched to it: a MESSAGE REJECT we send afterwards (to a target
+         * that kept talking) must not make that bus free look unexpected. */
+        if (bus->expect_free != EF_ABORT)
+            bus->last_msgout = first;
         switch (first) {
         case PCAM_MSG_ABORT_TASK:
         case PCAM_MSG_ABORT_TASK_SET:
