@@ -568,6 +568,13 @@ void pcam_eng_on_bus_free(pcam_bus *bus)
             pcam_eng_finish_io(bus, c);
         return;
     case EF_DISCONNECT:
+        if (c != NULL && (c->priv.flags & PCAM_CF_SENSE) != 0) {
+            /* Our REQUEST SENSE goes without disconnect privilege: a target
+             * that disconnects anyway has broken the contingent allegiance,
+             * and nothing would reconnect it. The sense is lost. */
+            sense_failed(bus, c);
+            return;
+        }
         if (c != NULL) {
             c->priv.flags |= PCAM_CF_DISCONNECTED;
             /* Aborted while selecting or while its DISCONNECT was in flight:
