@@ -209,6 +209,13 @@ void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim)
     for (pcam_ccb *c = bus->abort_head; c != NULL; c = c->priv.link2)
         if (c == victim)
             return;
+    /* Waiting for its REQUEST SENSE slot, its link2 is the sense list's:
+     * queuing it here would splice the two lists (found by fuzz_decide,
+     * corpus/decide/timeout_while_awaiting_sense). It is not at the target,
+     * and completes as aborted when its sense comes back. */
+    for (const pcam_ccb *c = bus->sense_head; c != NULL; c = c->priv.link2)
+        if (c == victim)
+            return;
     victim->priv.link2 = bus->abort_head;
     bus->abort_head = victim;
 }
