@@ -281,8 +281,11 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
         tag_in(bus, m);
         return;
     case PCAM_MSGK_IDENTIFY:
-        if (c == NULL && (bus->engine_flags & EGF_AWAIT_TAG) == 0) {
-            /* The IDENTIFY again, after our MESSAGE PARITY ERROR. */
+        if (c == NULL && (bus->engine_flags & EGF_AWAIT_TAG) == 0 && bus->sel_kind == SK_IO &&
+            bus->mgmt_ccb == NULL) {
+            /* The IDENTIFY again, after our MESSAGE PARITY ERROR. (On a
+             * connection of our own for a reset there is no nexus either,
+             * but an IDENTIFY there is the target's confusion: reject it.) */
             bus->msgin_len = 0;
             identify_in(bus, bus->conn_target, m->code);
             return;
