@@ -309,7 +309,7 @@ static void act(void)
         break;
     }
     case 2: {
-        uint8_t m[8];
+        uint8_t m[16]; /* room beyond the 8 used: gcc -O3 sees a vectorised overrun otherwise */
         size_t len = 1 + (next() & 7u);
         for (size_t k = 0; k < len; k++)
             m[k] = next();

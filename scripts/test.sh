@@ -1,7 +1,8 @@
 #!/bin/sh
 # The whole test suite, as CI runs it: installs what it needs, then builds and
-# tests four ways (gcc with Valgrind, gcc with ASan+UBSan, clang, and the
-# clang libFuzzer build). Any failure, or any stage that runs no test, fails.
+# tests five ways (gcc with Valgrind, gcc with ASan+UBSan, a gcc Release build
+# running the demo, clang, and the clang libFuzzer build). Any failure, or any
+# stage that runs no test, fails.
 set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -18,6 +19,11 @@ stage "gcc + ASan/UBSan: unit, sim and fuzz-replay tests"
 cmake --preset debug >/dev/null
 cmake --build --preset debug -j "$jobs"
 ctest --preset debug -L 'unit|sim|esp|aspi|pcamctl|fuzz|qemu'
+
+stage "gcc Release (-O2, the demo's build): warning-free, then the demo itself"
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+sh scripts/demo-run.sh build/release >/dev/null
 
 stage "clang: warning-free build and unit tests"
 cmake -S . -B build/clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDebInfo \

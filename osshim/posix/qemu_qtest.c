@@ -234,7 +234,7 @@ int pcam_qemu_in(pcam_qemu *q, uint32_t port, unsigned width, uint32_t *value)
 {
     char line[64];
     const char *reply;
-    uint64_t v;
+    uint64_t v = 0;
     int rc;
 
     *value = 0xffffffffu;
