@@ -101,8 +101,10 @@ for name in "$@"; do
         [ -n "$workers" ] && set -- "$@" -workers="$workers"
     fi
     log="$work/fuzz.log"
+    t0=$(date +%s)
     (cd "$work" && "$bin" "$@" "$work/corpus" >"$log" 2>&1)
     rc=$?
+    ran=$(($(date +%s) - t0))
     # With -jobs the per-job logs are fuzz-<n>.log in the work directory.
     logs="$log"
     for l in "$work"/fuzz-*.log; do [ -f "$l" ] && logs="$logs $l"; done
@@ -113,7 +115,8 @@ for name in "$@"; do
         c=$(last_field "$l" cov); [ -n "$c" ] && [ "$c" -gt "$cov" ] && cov=$c
         f=$(last_field "$l" ft); [ -n "$f" ] && [ "$f" -gt "$ft" ] && ft=$f
     done
-    rate=$((execs / (secs > 0 ? secs : 1)))
+    # Over the time it really ran: a crash ends a run early.
+    rate=$((execs / (ran > 0 ? ran : 1)))
     ncorp=$(ls "$work/corpus" | wc -l)
     crashes=$(ls "$work/artifacts" 2>/dev/null | sed "s|^|$work/artifacts/|" | tr '\n' ' ')
     [ -n "$crashes" ] || crashes=none
