@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SendASPI32Command and the synchronous commands: host adapter inquiry,
  * device type, disk information, rescan and timeouts. Each stores its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The asynchronous commands (SC_EXEC_SCSI_CMD, SC_RESET_DEV) and the abort
  * that quiesces them. The rules of ASPI.md, in the order they bite:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private to aspi/: the manager's global state and the helpers the
  * command files share.

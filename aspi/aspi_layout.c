@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The SRB layouts, checked at compile time. In a 32-bit build they must be
  * byte for byte the Win32 ones binary clients were built against; in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The manager: global state, adapter registration, notification delivery,
  * waiting for the bus, and the exports that are not SRB commands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CAM status to ASPI status: the one table (DESIGN.md rule 2). Sources:
  * the CAM-to-ASPI mapping of X3.232 "ASPI by conversion" and the SS_ /

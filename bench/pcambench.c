@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcambench: a workload generator over the simulated bus. It prints figures
  * (simulated IOPS and MB/s, bus utilisation as a share of the modelled

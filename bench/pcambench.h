@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The benchmark as a function, so pcamctl's "bench" subcommand runs the
  * same code as the pcambench program (compiled with PCAMBENCH_NO_MAIN).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcambench --qemu: random reads on a disk image behind QEMU's AM53C974,
  * through the core and hal/esp over the qtest socket. For each transfer

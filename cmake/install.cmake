@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Install rules: the library, the public headers, an exported CMake package
 # (find_package(pcam) gives pcam::pcam) and a pkg-config file.
 include(CMakePackageConfigHelpers)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcamdecode: decode SCSI bytes from the command line with pcam's codecs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * vcdtrace: one tagged READ(10) on the simulated bus, written as a VCD
  * waveform and as a phase log.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Long fuzzing campaigns over the libFuzzer targets, with a summary.
 #
 # usage: fuzz/campaign.sh [-s SECONDS] [-j JOBS] [-w WORKERS] [-b BUILD_DIR]

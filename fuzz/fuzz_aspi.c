@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SendASPI32Command with arbitrary SRB bytes over a simulated bus: a disk
  * at ID 0, a CD-ROM at ID 4, nothing elsewhere; the chip takes at most

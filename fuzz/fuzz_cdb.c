@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Fuzz target for the CDB codec. The input is a raw CDB. It is checked,
  * decoded under several block sizes and formatted into roomy and tight

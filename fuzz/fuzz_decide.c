@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The core's side of the script-level / command-level contract (pcam_hal.h,
  * hal_cmd; core/engine/decide.c) against an adversarial back-end. A fake

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The whole engine against an adversarial target. A pcam bus runs on the
  * simulated SCSI bus (hal/sim) with a few disk targets whose decisions come

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * INQUIRY / REPORT LUNS / READ CAPACITY fuzz target: the same bytes go
  * through all three parsers. Beyond "no crash, no out-of-bounds read",

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Message parser fuzz target. Arbitrary bytes go through the incremental
  * parser one at a time; at every message boundary the whole-buffer decoder

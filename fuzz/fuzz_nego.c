@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Transfer negotiation driven by an arbitrary target: the input picks the
  * chip's caps, then a sequence of events for one target of a zeroed bus

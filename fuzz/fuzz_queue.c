@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The tag queues and the scheduler under random operation sequences on a
  * small bus: submit, next, requeue, retire, QUEUE FULL, find, time passing,

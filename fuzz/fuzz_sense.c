@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sense data from a target is untrusted input: decode any bytes, format the
  * result into buffers of many sizes, and check that the text always ends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Replays every file of a corpus directory through a fuzz target, so the
  * corpus doubles as a regression suite in builds without libFuzzer. */
 #include <dirent.h>

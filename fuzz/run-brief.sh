@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Run one libFuzzer target for a few seconds on a scratch copy of its seed
 # corpus (new inputs stay in the build tree, the committed corpus is untouched).
 # usage: run-brief.sh FUZZER SEED_DIR WORK_DIR SECONDS [-dict=FILE]

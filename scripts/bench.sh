@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The benchmark, on demand (not part of the test suite): builds pcambench and
 # prints the figures the README quotes.
 #  1. bus utilisation: 4 targets reading 32 KiB sequentially on Fast-20 wide;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The demo itself, given a build directory. Kept apart from demo.sh so the
 # test suite (tests/pcamctl, case "demo") can run it against its own build.
 # Every step is a pcamctl command on one simulated bus; the bus lives for one

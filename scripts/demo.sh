@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The main job: build pcam (embedded default: the core plus the simulated
 # bus) with pcamctl, and run the demo. Installs what it needs when run as root.
 set -eu

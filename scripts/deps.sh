@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Install the Debian 12 packages pcam's build, tests and demo need.
 # As root it runs apt-get; otherwise it names what is missing and fails.
 # usage: scripts/deps.sh [demo|test]   (default: test, the full set)

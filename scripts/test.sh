@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The whole test suite, as CI runs it: installs what it needs, then builds and
 # tests five ways (gcc with Valgrind, gcc with ASan+UBSan, a gcc Release build
 # running the demo, clang, and the clang libFuzzer build). Any failure, or any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wnaspi32.h - the ASPI for Win32 programming interface, as pcam provides it.
  *

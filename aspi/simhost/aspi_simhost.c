@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The ASPI host over hal/sim (see aspi_simhost.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "aspi_simhost.h"

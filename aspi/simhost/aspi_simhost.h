@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A host for the ASPI layer over the simulated bus, with POSIX threads:
  * what an embedder writes around pcam_aspi.h, as a working example and as

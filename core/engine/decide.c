@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Script-level and command-level back-ends (pcam_hal.h, hal_cmd): the chip
  * or the adapter's firmware runs the bus phases, so the core hands it whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The phase-level controller state machine. The engine starts one chip
  * action at a time and reacts to the one event it yields (pcam_hal.h);

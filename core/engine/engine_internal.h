@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Shared between the engine's files: states and the helpers they call. */
 #ifndef PCAM_ENGINE_INTERNAL_H
 #define PCAM_ENGINE_INTERNAL_H

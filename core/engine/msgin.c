@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Messages: reselection and the nexus it names, every message-in the
  * engine understands (and MESSAGE REJECT for the rest), and what follows a

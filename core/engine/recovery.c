@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Recovery: command timeouts and aborts escalate ABORT TASK -> BUS DEVICE
  * RESET -> bus reset -> chip reset, each step with its own timer; resets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The core's internal interfaces between its concerns:
  *   xpt     CCB dispatch, device table, scan, async events, event ring

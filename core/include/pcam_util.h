@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private helpers shared by the core's C files: big-endian field access done
  * byte by byte (so the host's endianness and alignment never matter), and a

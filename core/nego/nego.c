@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Transfer negotiation, the message half: which SDTR/WDTR/PPR to send, how
  * to judge the target's answer, how to answer a target that starts, and the

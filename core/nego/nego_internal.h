@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private to core/nego: the state encoding of struct pcam_nego and the
  * limit arithmetic shared by the message exchange (nego.c) and the policy

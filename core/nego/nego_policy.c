@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Transfer agreements per target, the policy half: what the chip allows,
  * what the user allows, what the MESSAGE REJECT ladder and the parity

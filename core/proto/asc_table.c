@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The T10 additional sense code table (ASC/ASCQ -> text), data only; the
  * lookups live in sense.c.

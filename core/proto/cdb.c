@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CDB lengths and builders. Field layouts are those of SPC-4 (INQUIRY,
  * REQUEST SENSE, REPORT LUNS, MODE SENSE/SELECT) and SBC-3 (READ/WRITE,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CDB decoder and formatter, driven by a table of command layouts.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * INQUIRY, REPORT LUNS and READ CAPACITY parameter data (see pcam_inquiry.h).
  * Byte and bit positions: SPC-4 "standard INQUIRY data", SAM-5 "logical unit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SPI message parser, builders and text (see pcam_msg.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SPI transfer period factors (see pcam_msg.h). The table is an SPI-4/SPI-5
  * fact (the same values as Linux's scsi_transport_spi.c ppr_to_ps table):

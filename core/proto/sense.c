@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sense data decoding, building and formatting (SPC-5 clause 4.4). The
  * ASC/ASCQ texts are in asc_table.c.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Result-code text and the bounded text builder (see pcam_util.h). */
 #include "pcam/pcam_err.h"
 #include "pcam_util.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-LUN tag queues: submission order, the tag allocator, requeue,
  * retirement with the QUEUE FULL depth ramp, reselection lookup, and the

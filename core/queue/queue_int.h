@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Helpers shared by the queue concern's files (queue.c: the per-LUN queues
  * and tags; sched.c: the bus scheduler and aging). Not part of the core's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The bus scheduler: which LUN's head command goes out next. Round-robin
  * over targets and, within a target, over LUNs, so issue is fair; with

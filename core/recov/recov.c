@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What to do with a SCSI I/O once its status (and autosense) is in: the
  * retry policy. Transient conditions are retried within the CCB's budget;

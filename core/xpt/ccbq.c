@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Intrusive doubly linked CCB queues. The links live in the CCB itself
  * (priv.next / priv.prev) so queueing never allocates; a CCB is on at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Status names and the invariant check tests and fuzzers call after every step. */
 #include "pcam_core.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Event ring, async event delivery, logging and per-bus counters access. */
 #include "pcam_core.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Bus scan: INQUIRY on LUN 0 of every ID, REPORT LUNS where the device
  * claims SPC-3 or later (else LUNs 1-7), INQUIRY on each LUN found, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CCB dispatch: bus bring-up, the entry points a shim calls, validation of
  * every request, and exactly-once completion delivery.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Regenerate the bus-trace pictures of docs/trace.md.
 #
 #   docs/trace/render-trace.sh BUILD_DIR [OUT_DIR]

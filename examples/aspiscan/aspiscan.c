@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * aspiscan: list host adapters, targets and LUNs with their INQUIRY strings
  * and capacity, the way the classic ASPI utilities did. Written against

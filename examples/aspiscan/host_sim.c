@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The host side of aspiscan on this machine: what loading wnaspi32.dll does
  * on Windows. Brings up pcam on a simulated wide bus (two disks, one with a

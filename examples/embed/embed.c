@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * embed: the smallest complete pcam program. It brings up one bus on the
  * simulated chip with nothing but static storage, scans it, and reads one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Back-ends: where pcamctl's bus comes from.
  *

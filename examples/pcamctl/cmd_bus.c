@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Bus subcommands: negotiate (transfer agreements), tags (queue depth,
  * aging) and reset.

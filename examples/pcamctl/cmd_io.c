@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * read and write: blocks between a device and a file, in chunks of at most
  * 64 KiB per command (and never more than the chip takes per CCB).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sense (decode bytes, no bus), trace (any command with a VCD of the bus)
  * and bench (the benchmark, shared with bench/pcambench).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcamctl internals shared by its source files: the run context, the
  * back-end seam, the simulated-bus topology (simspec.c), output helpers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Output: error messages, a small streaming JSON writer, sense and event
  * rendering. The JSON writer keeps one "first member" flag per nesting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcamctl: a camcontrol-like tool over pcam's CCB API.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The qemu-esp back-end: QEMU's AM53C974 with the --qemu-drive images,
  * driven by hal/esp over the qtest socket (osshim/posix/pcam_qemu_esp.h).

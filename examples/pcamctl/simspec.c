@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated bus topology: a short text that says which IDs hold which
  * devices and how they behave, so one command line reproduces a whole bus.

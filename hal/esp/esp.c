@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ESP back-end: attach and chip identification, chip reset, clock-derived
  * settings, per-target synchronous registers, and the synchronous ops.

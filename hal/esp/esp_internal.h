@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private state of the ESP back-end and the helpers its files share.
  * Register access goes through esp_rd/esp_wr (and amd_rd/amd_wr for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Interrupt decoding: read STATUS (and SEQUENCE STEP while selecting) before
  * INTERRUPT, whose read clears the cause, then turn the cause into exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * NCR53C9x / FAS2xx / AM53C974 register map and command codes.
  * Facts from the NCR 53C90/94 and FAS216 data manuals, the AMD Am53C974

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Selection: choose the select command for the message bytes asked for,
  * load the FIFO (or the DMA engine for long ones), and turn the chip's

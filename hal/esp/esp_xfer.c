@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Information transfer and messages: DATA through the AM53C974 DMA engine
  * (one run per scatter-gather piece inside one transfer action) or through

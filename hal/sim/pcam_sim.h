@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_sim.h
  * @brief The simulated parallel SCSI bus: a phase-level chip back-end,

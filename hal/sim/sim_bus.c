@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated bus: life cycle, simulated time, arbitration, and the bus
  * steps that carry an action from its start to its event. The chip's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated chip's actions: the function-level initiator interface
  * (pcam_sim_i_*) that sim_hal.c adapts to pcam_hal_ops, and the byte runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A command-level adapter on the simulated bus: the firmware of a mailbox
  * host adapter (BusLogic MultiMaster, Adaptec 154x class), written over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Private to the simulated command-level adapter (sim_cmdlevel.c: state,
  * selection, reporting and the ops; sim_cmdlevel_bus.c: what happens on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated command-level adapter once it is on the bus: phases,
  * messages (its own, and the ones it hands the core), bus free and the

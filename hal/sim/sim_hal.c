@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The pcam_hal adapter of the simulated bus: each op is the function-level
  * initiator call of the same name (pcam_sim_i_*), and the platform services

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Internals of the simulated bus, shared by sim_bus.c (bus, arbitration,
  * chip actions), sim_target.c (target protocol), sim_task.c (task sets and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Logical-unit models for the simulated bus: command decoding, the pending
  * conditions (UNIT ATTENTION, NOT READY, sense), the direct-access disk's

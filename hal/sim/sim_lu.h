@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Logical-unit models for the simulated bus: the SCSI command sets of a
  * direct-access disk and a CD-ROM-like removable device, and the timing of

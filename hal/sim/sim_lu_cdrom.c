@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The CD-ROM-like logical unit: what differs from the disk. 2048-byte
  * blocks, removable (RMB), read-only, one data track. Commands it shares

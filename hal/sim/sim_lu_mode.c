@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * MODE SENSE(6/10) and MODE SELECT(6/10) of the simulated disk: the caching
  * page (08h, SBC-3 6.3.4) and the disconnect-reconnect page (02h, SPC-3 /

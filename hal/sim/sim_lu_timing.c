@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Mechanism timing of the simulated logical units, in integer nanoseconds.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Messages of the simulated targets: the message-in queue and what an
  * accepted (or rejected) message does, and everything the target does with

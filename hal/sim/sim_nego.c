@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * How a simulated target answers SDTR, WDTR and PPR, and the negotiation it
  * starts itself. Rules from SPI-3 (4.11-4.13):

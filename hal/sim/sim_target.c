@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Simulated targets: the protocol side of a connection (messages, command,
  * data, status), reselection, and the reactions to recovery messages. The

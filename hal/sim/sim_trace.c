@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Observability of the simulated bus: the trace ring, the readable phase log
  * and the VCD writer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam.h
  * @brief The CCB API: how a shim or an application talks to a pcam bus.

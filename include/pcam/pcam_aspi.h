@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_aspi.h
  * @brief Binding of the ASPI for Win32 layer (aspi/, header wnaspi32.h):

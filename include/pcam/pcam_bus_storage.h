@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_bus_storage.h
  * @brief Storage types the embedder allocates for a bus.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_cdb.h
  * @brief SCSI command descriptor blocks: length rules, builders, a decoder

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_err.h
  * @brief Result codes shared by every pcam codec and helper.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_esp.h
  * @brief The NCR53C9x / FAS2xx / AM53C974 ("ESP") phase-level chip back-end.

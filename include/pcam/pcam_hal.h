@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_hal.h
  * @brief The contract between the core and a chip back-end.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_inquiry.h
  * @brief Parsers for standard INQUIRY data, REPORT LUNS parameter data and

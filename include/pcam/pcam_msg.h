@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_msg.h
  * @brief SCSI Parallel Interface messages: codes, an incremental parser,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_platform.h
  * @brief Services a shim provides to the core and to chip back-ends.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_sense.h
  * @brief Sense data codec: fixed (70h/71h) and descriptor (72h/73h) formats,

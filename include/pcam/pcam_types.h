@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_types.h
  * @brief Small vocabulary types shared by the codecs and the CCB API.

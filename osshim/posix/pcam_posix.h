@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_posix.h
  * @brief The host-userspace platform: monotonic clock, logging, delays and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_qemu.h
  * @brief Drive QEMU's own device models from host userspace over the qtest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /**
  * @file pcam_qemu_esp.h
  * @brief A pcam bus on QEMU's AM53C974, brought up in one call, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Clock, log, delay and bus lock for host userspace.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Guest memory: bulk copies (shared RAM, b64 or hex over the socket), the
  * guest RAM allocator behind in-place buffers and DMA bounce buffers, and the

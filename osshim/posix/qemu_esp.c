@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A pcam bus on QEMU's AM53C974 (pcam_qemu_esp.h): bring-up, the
  * interrupt-mode service step, and a synchronous helper.

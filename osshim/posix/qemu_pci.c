@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * PCI bus 0 through configuration mechanism #1 (ports 0xCF8/0xCFC): the
  * harness plays firmware, so it sizes and places BARs, enables decoding and

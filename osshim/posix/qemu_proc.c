@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Starting and stopping QEMU: the private temp dir, the halted BIOS, the
  * shared guest RAM file, the command line, and reaping the child.

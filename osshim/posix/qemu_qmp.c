@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A QMP monitor beside the qtest socket, used only to run human-monitor
  * commands (blkdebug break/resume through qemu-io). QMP speaks one JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The qtest line protocol: one command line, one OK/FAIL answer, with
  * "IRQ raise N" / "IRQ lower N" lines arriving at any moment in between.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The ASPI host over QEMU's AM53C974 (see aspi_qemuhost.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "aspi_qemuhost.h"

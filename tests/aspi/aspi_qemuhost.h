@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A second ASPI host, next to aspi/simhost: one adapter on QEMU's AM53C974
  * (osshim/posix/pcam_qemu_esp.h), single-threaded and polled. Whoever waits

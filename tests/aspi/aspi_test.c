@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Shared fixture of the ASPI tests (see aspi_test.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "aspi_test.h"

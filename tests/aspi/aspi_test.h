@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared fixture of the ASPI tests: the ASPI manager with one simulated
  * adapter (narrow bus, initiator 7): disks at IDs 0 and 2 (LUN 0, 2048

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Build the ASPI layer with -m32 (4-byte pointers: aspi_layout.c then
 # asserts the exact Win32 SRB layouts) together with the core, hal/sim and
 # the sim host, and run the plain-C check program: natively where the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ASPI layer in a 32-bit build, without cmocka (no i386 package):
  * the Win32 layout (offsets checked again at run time, next to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SC_ABORT_SRB: the abort returns only when the SRB is quiet, completed and
  * notified, so a client may reuse or abandon it at once (ASPI.md rule 7),

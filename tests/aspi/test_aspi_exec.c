@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SC_EXEC_SCSI_CMD and SC_RESET_DEV over the simulated bus, with a polled
  * host (the bus runs only when the test drains it, so "pending" is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ASPI for Win32 over QEMU's AM53C974 (labels aspi and qemu), through the
  * polled host of aspi_qemuhost.c: the manager reports the adapter, SC_HA_INQUIRY

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The synchronous side of ASPI for Win32 over the simulated bus: support
  * info, DLL version, host adapter inquiry, device type, disk info, rescan,

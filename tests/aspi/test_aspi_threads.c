@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Several client threads at once on a threaded host: each submits READs to
  * both disks and checks the data, using posting, events and polling in

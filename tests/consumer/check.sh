@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Install the built tree into a scratch prefix, then build a consumer both with
 # find_package(pcam) and with pkg-config, and run each.
 # usage: check.sh BUILD_DIR CONSUMER_SRC WORK_DIR CC

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* A program outside the pcam tree, built only against the installed package. */
 #include <stdio.h>
 #include <string.h>

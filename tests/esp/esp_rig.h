@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Test rig for hal/esp: a pcam bus whose back-end is pcam_esp, driving the
  * register-level ESP model (tests/esp/model) on hal/sim's bus and targets.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hal/esp against the register-level ESP model: chip identification, bus
  * scan, a read on every variant, selection time-out and CHECK CONDITION

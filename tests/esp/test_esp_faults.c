@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hal/esp under trouble: parity errors on data and messages (the chip's PE
  * bit must reach the core, which asks for the data again), a target that

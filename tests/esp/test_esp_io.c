@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hal/esp against the register-level ESP model: data integrity with tags
  * and disconnect/reselection at depth, synchronous negotiation (the chip's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Raw register tests of the ESP model (tests/esp/model): chip
  * identification, reset state, selection timeout, illegal commands, FIFO

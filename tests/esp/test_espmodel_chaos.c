@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Robustness of the ESP model against a driver gone mad: seeded random
  * register reads and writes (commands included, DMA engine too), with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Raw register tests of the ESP model's remaining commands: SELECT without
  * ATN, PIO DATA OUT through the FIFO, TRANSFER PAD, SET ATN / RESET ATN

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Raw register tests of the ESP model moving data: INQUIRY by PIO and by
  * the AM53C974 DMA engine, a tagged READ with disconnect and reselection,

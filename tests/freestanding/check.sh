@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Compile every core/ source with no C library headers reachable: only the
 # compiler's own freestanding headers (stdint.h, stddef.h, stdbool.h) are on
 # the include path, so any libc or OS include fails the build.

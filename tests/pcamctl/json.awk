@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # A small JSON checker for the pcamctl tests (POSIX awk, mawk included).
 # Reads one JSON document on stdin, checks its syntax (RFC 8259 grammar:
 # objects, arrays, strings with escapes, numbers, true/false/null; nothing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # pcamctl --backend qemu-esp against QEMU's AM53C974 (labels pcamctl and
 # qemu). Expectations come from what the command line sets up: a 2 MiB raw
 # image (4096 blocks of 512 bytes: last LBA 4095) at ID 0, an empty CD-ROM at

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # pcamctl tests: each case runs the real binary and checks its output
 # against an expectation worked out independently of pcamctl's code: the
 # topology given on the command line (sizes, IDs, injected faults), the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A pcam bus on QEMU's AM53C974 (see qemu_bus.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A pcam bus on QEMU's AM53C974: the core plus hal/esp over the qtest
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Helpers shared by the QEMU tests (see qemu_rig.h).
  */

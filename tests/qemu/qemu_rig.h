@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared helpers for the QEMU tests: skipping when QEMU is absent, scratch
  * images with a known pattern, and a minimal AM53C974 register driver used

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Issue 5 on QEMU's AM53C974 with the core and hal/esp: a medium error
  * injected by blkdebug reaches the CCB as CHECK CONDITION 3/11/00 with its

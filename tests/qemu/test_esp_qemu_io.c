@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Issue 5 on QEMU's AM53C974 with the core and hal/esp: READ/WRITE 6, 10 and
  * 16, single and multi-block, plain buffers and scatter-gather lists (host

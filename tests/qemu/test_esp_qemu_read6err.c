@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A READ(6) of a bad block on QEMU's AM53C974: with IDENTIFY its selection
  * is 7 bytes, short enough for the FIFO. QEMU 7.2 loses the interrupt of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Issue 5 on QEMU's AM53C974 with the core and hal/esp: bus scan (disks at
  * targets 0 and 2, and a LUN above 0), INQUIRY strings and READ CAPACITY as

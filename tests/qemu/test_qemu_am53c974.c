@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * QEMU's AM53C974 reached through the qtest platform, with no back-end in
  * between: PCI enumeration and BAR assignment, ESP register access, an

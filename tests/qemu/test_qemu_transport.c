@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The qtest transport on its own: process lifetime, the line protocol, port
  * and memory access, bulk transfers in every mode, the guest RAM allocator,

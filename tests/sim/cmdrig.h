@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The core on the simulated bus through the command-level adapter
  * (hal/sim/sim_cmdlevel.c) instead of the phase-level chip: the shared

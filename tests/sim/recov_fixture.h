@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The fixture both recovery scenario files share: a bus of scanned disks
  * with a known media pattern, helpers to run CCBs, read the core's event

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared helpers of the sim_lu tests (test_simlu.c, test_simlu_more.c):
  * run one CDB against an LU with a canary after the buffer, and check the

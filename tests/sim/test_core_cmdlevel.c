@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The core driving a command-level adapter (and its script-level flavour)
  * on the simulated bus, part 1: scan, data integrity at depth, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The core driving a command-level adapter on the simulated bus, part 2:
  * QUEUE FULL depth control, CHECK CONDITION with autosense by the adapter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 2: integrity. Random reads and writes (6/10/16-byte CDBs, 1-64
  * blocks, flat buffers and 1-4 element scatter-gather lists) on 4 disks at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 6: transfer negotiation through the whole core, on the simulated
  * bus. For each target behaviour (accept, counter-offer, ignore, reject,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 4: QUEUE FULL (TASK SET FULL, status 28h). A disk whose task set
  * holds at most 5 tasks per LU, under a load that keeps 32 tagged commands

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 7 (recovery), part 1: what the core does with a non-GOOD status
  * and with a transport error, on the simulated bus. Every case runs with

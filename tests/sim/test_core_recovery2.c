@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 7 (recovery), part 2: timeouts and the escalation ladder,
  * reselection with an unknown tag, and the recovery functions a caller asks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 7 (recovery), part 3: the upper rungs of the timeout ladder
  * ABORT TASK -> BUS DEVICE RESET -> bus reset -> chip reset, each rung

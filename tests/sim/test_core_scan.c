@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 1: bus scan. Disks at several IDs, a multi-LUN target, a CD-ROM
  * without medium and absent IDs; the device table must match the simulated

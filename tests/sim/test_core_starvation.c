@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 5: BYTE's 1995 failure. Four disks at IDs 0-3 on a Fast-10
  * narrow bus, each able to stream far faster than a quarter of the bus (short

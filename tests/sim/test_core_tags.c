@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Scenario 3: tagged queuing. Four checks, each against something the core
  * does not compute itself (the targets' task sets as the simulated bus

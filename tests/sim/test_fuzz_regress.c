@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Regression scenarios for what fuzz/fuzz_engine.c found, rebuilt by hand
  * on the simulated bus with the target oracle hook (pcam_sim_target_config

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated bus driven through the raw chip contract (pcam_hal ops) by
  * a scripted initiator, without the core: a disk's answers, selection

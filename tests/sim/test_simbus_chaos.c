@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Robustness of the simulated bus under arbitrary call sequences: seeded
  * random runs mixing sensible initiator steps (follow the phase of the last

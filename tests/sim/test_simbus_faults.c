@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Injected behaviours of the simulated targets and the recovery messages,
  * one test each, driven through the raw chip contract. Message codes from

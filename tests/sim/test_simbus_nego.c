@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Negotiation on the simulated bus, byte by byte through the raw chip
  * contract: SDTR, WDTR and PPR answered with ACCEPT (clamped), COUNTER,

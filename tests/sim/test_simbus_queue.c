@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Task sets of the simulated targets: tagged reselection, tag rejection,
  * shortest-seek-first reordering, ORDERED and HEAD OF QUEUE, TASK SET FULL,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Observability of the simulated bus: the trace ring (order, overflow,
  * determinism), the phase log's lines, the VCD file (header, monotonic

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The phase log (pcam_sim_set_log) prints a message as a message: a
  * two-byte tag message (SIMPLE 20h / HEAD OF QUEUE 21h / ORDERED 22h + tag,

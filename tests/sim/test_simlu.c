@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated logical units (hal/sim/sim_lu*.c) driven command by command,
  * with no bus. Expected bytes are worked out by hand from SPC-3 (INQUIRY,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The simulated logical units, continued: mode pages, the CD-ROM, the absent
  * LU, the service-time model, and robustness (NULLs, tampered commands, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * simraw: the scripted initiator of the simulated bus's own tests (see
  * simraw.h). It is deliberately simple and trusting: it is here to drive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * simraw: a tiny scripted initiator over the pcam_hal contract of the
  * simulated bus, for tests of hal/sim without the core.

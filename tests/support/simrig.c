@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* Harness around pcam on the simulated bus (see simrig.h). */
 #include "simrig.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Test harness: a pcam bus on the simulated SCSI bus, driven the way a shim
  * would drive it (interrupts or polling), with simulated time advanced only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared by test_nego.c and test_nego_policy.c: a zeroed bus with caps set
  * by each test, a fake back-end that records every set_xfer, an async

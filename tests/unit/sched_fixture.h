@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The fixture the two scheduler test files share: a zeroed wide bus with a
  * fake clock and CCBs submitted straight to the queues. Included by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CDB lengths, builders, decoder and formatter.
  *

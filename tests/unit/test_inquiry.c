@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * INQUIRY, REPORT LUNS and READ CAPACITY parsers. Vectors are built by hand
  * from the SPC-3/SPC-4 standard INQUIRY data table, the SAM-5 LUN formats

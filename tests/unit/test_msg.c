@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * SPI messages and period factors. Every expected byte below is worked out
  * by hand from the SPI-3/SPI-4 message tables (codes as in FreeBSD's

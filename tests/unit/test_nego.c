@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Transfer negotiation, the message exchange (core/nego/nego.c): our
  * SDTR/WDTR/PPR and the target's answers, the MESSAGE REJECT ladder,

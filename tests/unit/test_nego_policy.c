@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Transfer negotiation policy (core/nego/nego_policy.c): the parity
  * step-down ladder, invalidation after resets, user limits and getters,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-LUN tag queues (core/queue/queue.c): the tag allocator, untagged
  * exclusion, HEAD OF QUEUE placement, QUEUE FULL depth control and ramp,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The bus scheduler (core/queue/sched.c), issue order: round-robin
  * fairness over targets and LUNs, per-LUN aging (forced ORDERED tags), the

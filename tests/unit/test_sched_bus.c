@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Per-bus aging in the bus scheduler (core/queue/sched.c): targets that beat
  * an owed one in arbitration and have been issued clearly more are held

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sense data codec. Byte vectors are worked out by hand from SPC-5 clause
  * 4.4: fixed format (byte 0 VALID|70h/71h, byte 2 FILEMARK/EOM/ILI/key,

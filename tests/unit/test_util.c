@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* The result-code table and the bounded text builder every formatter uses. */
 #include <stdarg.h>
 #include <stddef.h>

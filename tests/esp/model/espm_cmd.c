@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ESP model's command engine (selection itself is in espm_sel.c): each
  * chip command becomes one or more function-level bus actions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The AM53C974 (PCscsi) DMA engine and the host-memory side of DMA.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Internals of the register-level ESP model (espmodel.h), shared by
  * espm_regs.c (life cycle, register decode, interrupt latch, time),

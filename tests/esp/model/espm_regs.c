@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ESP model's life cycle, register decode, interrupt latch and time.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * espm_rig.h - helpers for raw register tests of the ESP model: a narrow
  * simulated bus with disks, the model on it, and register accessors that go

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The ESP model's selection side: clock-derived values (clock conversion
  * check, selection timeout, the synchronous registers turned into the bus

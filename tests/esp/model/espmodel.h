@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * espmodel.h - a register-level NCR53C9x / FAS2xx / AM53C974 chip model for
  * tests, sitting on hal/sim's bus and targets (pcam_sim_i_*).
