@@ -3,13 +3,29 @@
 # Install the Debian 12 packages pcam's build, tests and demo need.
 # As root it runs apt-get; otherwise it names what is missing and fails.
 # usage: scripts/deps.sh [demo|test]   (default: test, the full set)
+#
+# One variable per area, so that each area's tests name what they need:
+#   base    the build and the demo
+#   check   unit/sim tests, Valgrind, Doxygen, clang/libFuzzer, -m32, Cortex-M
+#   qemu    QEMU for the qtest back-end tests and every VM boot
+#   uefi    OVMF, gnu-efi and the FAT tools for osshim/uefi's boots
+#   linux   the Debian kernel headers (the image itself is unpacked by
+#           tests/linux, see there), the initramfs and the guest tools
+#   win32   mingw cross compilers and Wine (32-bit: needs the i386 arch)
+#   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
 set -eu
 what=${1:-test}
-pkgs="build-essential cmake pkg-config"
+base="build-essential cmake pkg-config"
+check="libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi"
+qemu="qemu-system-x86 qemu-user"
+uefi="ovmf gnu-efi mtools dosfstools"
+linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"
+win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine32"
+tools="afl++ llvm gnuplot"
 if [ "$what" = test ]; then
-  pkgs="$pkgs libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi qemu-system-x86 qemu-user"
+  pkgs="$base $check $qemu $uefi $linux $win32 $tools"
 else
-  pkgs="$pkgs libcmocka-dev doxygen valgrind"
+  pkgs="$base libcmocka-dev doxygen valgrind"
 fi
 missing=""
 for p in $pkgs; do
@@ -19,6 +35,10 @@ done
 if [ "$(id -u)" -eq 0 ]; then
   echo "deps: installing:$missing"
   export DEBIAN_FRONTEND=noninteractive
+  # wine32 is an i386 package: the architecture must be known to dpkg first.
+  case "$missing" in *wine32*)
+    dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386 ;;
+  esac
   apt-get update -qq
   # shellcheck disable=SC2086
   apt-get install -y -qq --no-install-recommends $missing >/dev/null
