@@ -51,8 +51,17 @@ typedef struct cdb_op {
     uint8_t len_at;  /* byte offset of the transfer / allocation length */
     uint8_t len_w;   /* its width in bytes, 0 = none */
     uint8_t fb;      /* byte holding the flag bits */
+#if PCAM_CFG_CDB_NAMES
     const char *name;
+#endif
 } cdb_op;
+
+/* Without names the table keeps only what decoding needs. */
+#if PCAM_CFG_CDB_NAMES
+#define NAME_(s) , s
+#else
+#define NAME_(s)
+#endif
 
 #define N PCAM_DIR_NONE
 #define I PCAM_DIR_IN
@@ -60,12 +69,12 @@ typedef struct cdb_op {
 #define U PCAM_DIR_UNKNOWN
 
 /* Opcode-only entry: flags in byte 1. */
-#define OP(op, name, dir, how, bits, la, lw, ca, cw) {op, 0, dir, how, bits, la, lw, ca, cw, 1, name}
+#define OP(op, name, dir, how, bits, la, lw, ca, cw) {op, 0, dir, how, bits, la, lw, ca, cw, 1 NAME_(name)}
 /* Service action entry (byte 1 bits 4-0). */
 #define SA(op, sa, name, dir, how, bits, la, lw, ca, cw) \
-    {op, sa, dir, how, bits, la, lw, ca, cw, 1, name}
+    {op, sa, dir, how, bits, la, lw, ca, cw, 1 NAME_(name)}
 /* Variable-length (0x7F) entry: 32-byte SBC layout, flags in byte 10. */
-#define VL(sa, name, dir, how, bits) {0x7F, sa, dir, how, bits, 12, 8, 28, 4, 10, name}
+#define VL(sa, name, dir, how, bits) {0x7F, sa, dir, how, bits, 12, 8, 28, 4, 10 NAME_(name)}
 
 /* Sorted by opcode. */
 static const cdb_op ops[] = {
@@ -214,7 +223,7 @@ static const cdb_op sa_ops[] = {
     VL(0x000B, "WRITE(32)", O, H_BLOCKS, B_SA | B_FUA | B_DPO),
     VL(0x000C, "WRITE AND VERIFY(32)", O, H_BLOCKS, B_SA | B_DPO),
     VL(0x000D, "WRITE SAME(32)", O, H_WRITE_SAME, B_SA | B_NDOB),
-    {0x7F, 0x1FF0, U, H_UNKNOWN, B_SA, 0, 0, 0, 0, 1, "ATA PASS-THROUGH(32)"},
+    {0x7F, 0x1FF0, U, H_UNKNOWN, B_SA, 0, 0, 0, 0, 1 NAME_("ATA PASS-THROUGH(32)")},
 };
 
 #undef N
@@ -267,7 +276,11 @@ static void apply(const cdb_op *e, const uint8_t *cdb, size_t len, uint32_t bloc
     uint32_t n = have_len ? (uint32_t)get_be(cdb + e->len_at, e->len_w) : 0;
     pcam_dir dir = (pcam_dir)e->dir;
 
+#if PCAM_CFG_CDB_NAMES
     out->name = e->name;
+#else
+    out->name = "CDB";
+#endif
     if (e->lba_w != 0 && (size_t)e->lba_at + e->lba_w <= len) {
         out->has_lba = true;
         out->lba = get_be(cdb + e->lba_at, e->lba_w);
@@ -392,6 +405,11 @@ static pcam_err decode(const uint8_t *cdb, size_t len, uint32_t block_size, pcam
         }
     }
     apply(e, cdb, len, block_size, out);
+#if !PCAM_CFG_CDB_NAMES
+    /* No name identifies the command: the formatter prints the opcode. */
+    *known = false;
+    *sa_named = false;
+#endif
     return PCAM_OK;
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Sense data decoding, building and formatting (SPC-5 clause 4.4). The
- * ASC/ASCQ texts are in asc_table.c.
+ * ASC/ASCQ texts are in asc_table.c, compressed (see asc_table.h).
  *
  * Decoding trusts nothing the target sent: the end of the sense data is the
  * smaller of the bytes received and 8 + the additional sense length, and a
@@ -11,6 +11,7 @@
  */
 #include "pcam/pcam_sense.h"
 #include "pcam_util.h"
+#include "asc_table.h"
 
 /* Bit positions shared by the fixed format's byte 2 and the stream
  * commands descriptor's byte 3. */
@@ -42,42 +43,81 @@ const char *pcam_sense_key_name(uint8_t key)
     return names[key & 0x0Fu];
 }
 
-const char *pcam_asc_text(uint8_t asc, uint8_t ascq)
+#if PCAM_CFG_SENSE_TEXT
+static int asc_find(uint8_t asc, uint8_t ascq)
 {
     unsigned want = ((unsigned)asc << 8) | ascq;
-    size_t lo = 0, hi = pcam_asc_table_count;
+    unsigned lo = 0, hi = PCAM_ASC_COUNT;
 
     while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        unsigned have = ((unsigned)pcam_asc_table[mid].asc << 8) | pcam_asc_table[mid].ascq;
+        unsigned mid = lo + (hi - lo) / 2u;
+        unsigned have = pcam_asc_keys[mid];
         if (have == want)
-            return pcam_asc_table[mid].text;
+            return (int)mid;
         if (have < want)
-            lo = mid + 1;
+            lo = mid + 1u;
         else
             hi = mid;
     }
-    return NULL;
+    return -1;
 }
 
-static const pcam_asc_range *asc_range_find(uint8_t asc, uint8_t ascq)
+/* Expand entry i straight into the output: the stack holds the right
+ * halves still to come, never more than the deepest token nests. */
+static void put_asc_entry(pcam_strbuf *sb, unsigned i)
+{
+    uint8_t stack[PCAM_ASC_DEPTH];
+    unsigned sp;
+
+    for (unsigned at = pcam_asc_offs[i]; at < pcam_asc_offs[i + 1u]; at++) {
+        uint8_t c = pcam_asc_stream[at];
+        sp = 0;
+        for (;;) {
+            while (!PCAM_ASC_IS_CHAR(c)) {
+                const uint8_t *pair = pcam_asc_pairs[PCAM_ASC_TOKEN(c)];
+                if (sp < PCAM_ASC_DEPTH)
+                    stack[sp++] = pair[1];
+                c = pair[0];
+            }
+            pcam_sb_putc(sb, (char)c);
+            if (sp == 0)
+                break;
+            c = stack[--sp];
+        }
+    }
+}
+
+static const pcam_asc_range_entry *asc_range_find(uint8_t asc, uint8_t ascq)
 {
     /* A handful of entries: a scan is smaller than a search. */
-    for (size_t i = 0; i < pcam_asc_ranges_count; i++) {
-        const pcam_asc_range *r = &pcam_asc_ranges[i];
+    for (unsigned i = 0; i < PCAM_ASC_RANGES; i++) {
+        const pcam_asc_range_entry *r = &pcam_asc_ranges[i];
         if (r->asc == asc && ascq >= r->ascq_lo && ascq <= r->ascq_hi)
             return r;
     }
     return NULL;
 }
+#endif
+
+bool pcam_asc_known(uint8_t asc, uint8_t ascq)
+{
+#if PCAM_CFG_SENSE_TEXT
+    return asc_find(asc, ascq) >= 0 || asc_range_find(asc, ascq) != NULL;
+#else
+    (void)asc;
+    (void)ascq;
+    return false;
+#endif
+}
 
 static void put_asc(pcam_strbuf *sb, uint8_t asc, uint8_t ascq)
 {
-    const char *text = pcam_asc_text(asc, ascq);
-    const pcam_asc_range *r;
+#if PCAM_CFG_SENSE_TEXT
+    int i = asc_find(asc, ascq);
+    const pcam_asc_range_entry *r;
 
-    if (text != NULL) {
-        pcam_sb_puts(sb, text);
+    if (i >= 0) {
+        put_asc_entry(sb, (unsigned)i);
         return;
     }
     r = asc_range_find(asc, ascq);
@@ -92,13 +132,15 @@ static void put_asc(pcam_strbuf *sb, uint8_t asc, uint8_t ascq)
         }
         return;
     }
+#endif
     /* SPC reserves codes 80h..FFh in either byte for vendors. */
-    if (asc >= 0x80u || ascq >= 0x80u) {
+    if (!PCAM_CFG_SENSE_TEXT || asc >= 0x80u || ascq >= 0x80u) {
         pcam_sb_puts(sb, "ASC 0x");
         pcam_sb_puthex(sb, asc, 2);
         pcam_sb_puts(sb, " ASCQ 0x");
         pcam_sb_puthex(sb, ascq, 2);
-        pcam_sb_puts(sb, " (vendor specific)");
+        if (asc >= 0x80u || ascq >= 0x80u)
+            pcam_sb_puts(sb, " (vendor specific)");
         return;
     }
     pcam_sb_puts(sb, "Unknown ASC/ASCQ");

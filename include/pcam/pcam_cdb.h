@@ -260,7 +260,8 @@ typedef struct pcam_cdb_info {
     /**
      * Command name, e.g. "READ(10)", "REPORT SUPPORTED OPERATION CODES";
      * the generic opcode name (e.g. "MAINTENANCE IN") when the service action
-     * is not known; "unknown" for an unknown opcode; "invalid" after an error.
+     * is not known; "unknown" for an unknown opcode; "invalid" after an error;
+     * "CDB" for every known opcode when #PCAM_CFG_CDB_NAMES is 0.
      * Never NULL; points to static storage.
      */
     const char *name;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pcam_config.h"
 #include "pcam_err.h"
 
 #ifdef __cplusplus
@@ -118,30 +119,6 @@ typedef struct pcam_sense {
     bool truncated;           /**< The buffer ended before the header or the additional length, or a descriptor ran past the end. */
 } pcam_sense;
 
-/** One exact entry of the ASC/ASCQ table. */
-typedef struct pcam_asc_entry {
-    uint8_t asc;      /**< Additional sense code. */
-    uint8_t ascq;     /**< Additional sense code qualifier. */
-    const char *text; /**< T10 description, sentence case. */
-} pcam_asc_entry;
-
-/** An ASC whose ASCQ is a parameter (component, task tag, algorithm id). */
-typedef struct pcam_asc_range {
-    uint8_t asc;      /**< Additional sense code. */
-    uint8_t ascq_lo;  /**< First ASCQ covered. */
-    uint8_t ascq_hi;  /**< Last ASCQ covered (inclusive). */
-    const char *text; /**< Description; the letters "NN" stand for the ASCQ in hex. */
-} pcam_asc_range;
-
-/** The T10 ASC/ASCQ list, sorted by (asc << 8 | ascq), without duplicates. */
-extern const pcam_asc_entry pcam_asc_table[];
-/** Number of entries in ::pcam_asc_table. */
-extern const size_t pcam_asc_table_count;
-/** Parameterised ASC entries, sorted by (asc, ascq_lo), non-overlapping. */
-extern const pcam_asc_range pcam_asc_ranges[];
-/** Number of entries in ::pcam_asc_ranges. */
-extern const size_t pcam_asc_ranges_count;
-
 /**
  * @brief Name of a sense key, in T10's capitals ("MEDIUM ERROR").
  * @param key sense key; only the low four bits are used.
@@ -150,13 +127,14 @@ extern const size_t pcam_asc_ranges_count;
 const char *pcam_sense_key_name(uint8_t key);
 
 /**
- * @brief Text of an exact ASC/ASCQ entry (binary search of ::pcam_asc_table).
+ * @brief Whether the T10 list names this ASC/ASCQ pair (exactly or as a
+ *        parameterised entry such as 40/NN).
  * @param asc additional sense code.
  * @param ascq additional sense code qualifier.
- * @return the static text, or NULL when there is no exact entry (ranged
- *         entries such as 40/85 are not returned here; use ::pcam_asc_format).
+ * @return true if pcam_asc_format() gives a T10 text for it; always false
+ *         when #PCAM_CFG_SENSE_TEXT is 0.
  */
-const char *pcam_asc_text(uint8_t asc, uint8_t ascq);
+bool pcam_asc_known(uint8_t asc, uint8_t ascq);
 
 /**
  * @brief Describe an ASC/ASCQ pair in words.
@@ -164,7 +142,10 @@ const char *pcam_asc_text(uint8_t asc, uint8_t ascq);
  * In order: the exact entry's text; else a ranged entry with "NN" replaced
  * by the ASCQ in hex ("Diagnostic failure on component 85h"); else
  * "ASC 0xAA ASCQ 0xQQ (vendor specific)" when either code is 80h or more;
- * else "Unknown ASC/ASCQ".
+ * else "Unknown ASC/ASCQ". The texts are kept compressed and expanded
+ * straight into @p buf, so no other buffer is used. With
+ * #PCAM_CFG_SENSE_TEXT 0 every pair is written as "ASC 0xAA ASCQ 0xQQ"
+ * (with " (vendor specific)" where it applies).
  * @param asc additional sense code.
  * @param ascq additional sense code qualifier.
  * @param buf output; always NUL-terminated when cap > 0.

@@ -6,6 +6,8 @@
 #ifndef PCAM_TYPES_H
 #define PCAM_TYPES_H
 
+#include "pcam_config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
