@@ -16,7 +16,7 @@
 set -eu
 what=${1:-test}
 base="build-essential cmake pkg-config"
-check="libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi"
+check="libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi gcc-riscv64-unknown-elf"
 qemu="qemu-system-x86 qemu-user"
 uefi="ovmf gnu-efi mtools dosfstools"
 linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"

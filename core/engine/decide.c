@@ -24,6 +24,8 @@ bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile)
         o->set_xfer == NULL || o->poll == NULL)
         return false;
     if (profile == PCAM_HAL_SCRIPT_LEVEL || profile == PCAM_HAL_COMMAND_LEVEL) {
+        if (!PCAM_CFG_CMDLEVEL)
+            return false;
         const pcam_hal_cmd_ops *c = hal->cmd;
         return c != NULL && c->attach != NULL && c->start != NULL && c->abort != NULL &&
                c->reset_dev != NULL;
@@ -32,6 +34,7 @@ bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile)
            o->msg_accept != NULL && o->set_atn != NULL;
 }
 
+#if PCAM_CFG_CMDLEVEL
 void pcam_dec_attach(pcam_bus *bus)
 {
     if (pcam_dec_active(bus))
@@ -480,3 +483,4 @@ void pcam_bus_hal_parity(pcam_bus *bus, uint8_t target)
     pcam_core_event(bus, PCAM_EV_PARITY, target, 0xFF, 0);
     pcam_nego_parity(bus, target);
 }
+#endif /* PCAM_CFG_CMDLEVEL */

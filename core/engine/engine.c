@@ -53,9 +53,9 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
     uint32_t code = status & PCAM_STATUS_MASK;
     pcam_eng_recov_ccb_gone(bus, ccb);
     pcam_q_retire(bus, ccb, code == PCAM_REQ_CMP);
-    t->counters.commands++;
+    PCAM_COUNT(*t, commands);
     if (code != PCAM_REQ_CMP) {
-        t->counters.errors++;
+        PCAM_COUNT(*t, errors);
         if ((ccb->flags & PCAM_CCB_FREEZE_ON_ERROR) != 0) {
             pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
             if (l != NULL)

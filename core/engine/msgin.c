@@ -39,7 +39,7 @@ static void reconnect(pcam_bus *bus, pcam_ccb *c)
     bus->engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
     c->priv.flags &= (uint8_t)~PCAM_CF_DISCONNECTED;
     c->priv.data_ptr = c->priv.saved_ptr;
-    bus->targets[c->target].counters.reselections++;
+    PCAM_COUNT(bus->targets[c->target], reselections);
 }
 
 /* IDENTIFY from a reselecting target (on the RESELECTED event, or in
@@ -108,7 +108,7 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
         bus->state = ES_CONNECTED;
         bus->conn_target = ev->target;
         bus->nexus = NULL;
-        bus->targets[ev->target].counters.parity_errors++;
+        PCAM_COUNT(bus->targets[ev->target], parity_errors);
         pcam_eng_queue_msgout(bus, &m, 1);
         accept(bus, true);
         return;
@@ -253,7 +253,7 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
             reject_and_accept(bus);
             return;
         }
-        bus->targets[c->target].counters.disconnects++;
+        PCAM_COUNT(bus->targets[c->target], disconnects);
         bus->expect_free = EF_DISCONNECT;
         break;
     case PCAM_MSGK_SAVE_DATA_POINTER:

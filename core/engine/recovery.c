@@ -171,7 +171,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
             if (!is_victim(victim))
                 victim->priv.flags |= PCAM_CF_ABORT;
             take_down(bus, victim, 0);
-            bus->targets[victim->target].counters.aborts++;
+            PCAM_COUNT(bus->targets[victim->target], aborts);
             pcam_core_event(bus, PCAM_EV_ABORT_SENT, victim->target, victim->lun, tag);
         }
         if (bus->recovery == RS_ABORT && (bus->recov_ccb == NULL || bus->recov_ccb == victim))
@@ -192,7 +192,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
         if (whole)
             pcam_nego_invalidate(bus, target); /* a BDR resets the agreement too */
         bus->targets[target].flags |= PCAM_TGTF_RESET_UA;
-        bus->targets[target].counters.resets++;
+        PCAM_COUNT(bus->targets[target], resets);
         pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
                         whole ? 0xFF : lun, 0);
         pcam_core_async(bus, PCAM_AC_SENT_BDR, target, whole ? PCAM_WILDCARD : lun);
@@ -351,7 +351,7 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
         pcam_nego_invalidate(bus, t);
         bus->targets[t].flags |= PCAM_TGTF_RESET_UA;
         if ((bus->targets[t].flags & PCAM_TGTF_PRESENT) != 0)
-            bus->targets[t].counters.resets++;
+            PCAM_COUNT(bus->targets[t], resets);
     }
     recovery_done(bus);
     /* Settle, but never so long that a waiting command's budget is spent
@@ -381,7 +381,7 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
 static void command_timed_out(pcam_bus *bus, pcam_ccb *c)
 {
     c->priv.flags |= PCAM_CF_TIMED_OUT | PCAM_CF_ABORT;
-    bus->targets[c->target].counters.timeouts++;
+    PCAM_COUNT(bus->targets[c->target], timeouts);
     pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, c->priv.tag);
     if (bus->recovery != RS_NONE) {
         pcam_eng_request_abort(bus, c); /* after the step in progress */

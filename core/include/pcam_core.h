@@ -214,19 +214,38 @@ bool pcam_engine_events(pcam_bus *bus);
 void pcam_engine_tick(pcam_bus *bus, uint64_t now);
 uint64_t pcam_engine_next_deadline(const pcam_bus *bus);
 
+/* Per-target statistics, compiled out with PCAM_CFG_COUNTERS 0. */
+#if PCAM_CFG_COUNTERS
+#define PCAM_COUNT(tgt, field) ((void)((tgt).counters.field++))
+#else
+#define PCAM_COUNT(tgt, field) ((void)sizeof(tgt)) /* uses tgt, evaluates nothing */
+#endif
+
 /* ---- decide: script-level and command-level back-ends (core/engine/decide.c) ---- */
 /* The chip runs the phases: the core hands it whole commands and answers
  * its questions (pcam_hal.h, hal_cmd). */
+/* Does `hal` have every op its profile needs? (Without PCAM_CFG_CMDLEVEL
+ * only the phase-level profile is accepted.) */
+bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile);
+#if PCAM_CFG_CMDLEVEL
 static inline bool pcam_dec_active(const pcam_bus *bus)
 {
     return bus->caps.profile == PCAM_HAL_SCRIPT_LEVEL || bus->caps.profile == PCAM_HAL_COMMAND_LEVEL;
 }
-/* Does `hal` have every op its profile needs? */
-bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile);
 /* pcam_bus_init's last step: tell the back-end its bus. */
 void pcam_dec_attach(pcam_bus *bus);
 /* pcam_engine_kick for these profiles: start autosense, recovery steps,
  * device resets and new commands at the back-end. */
 void pcam_dec_kick(pcam_bus *bus);
+#else
+/* A constant false lets the compiler drop every script-level branch. */
+static inline bool pcam_dec_active(const pcam_bus *bus)
+{
+    (void)bus;
+    return false;
+}
+static inline void pcam_dec_attach(pcam_bus *bus) { (void)bus; }
+static inline void pcam_dec_kick(pcam_bus *bus) { (void)bus; }
+#endif
 
 #endif /* PCAM_CORE_H */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdbool.h>
+#include "pcam/pcam_config.h"
 
 /* A freestanding implementation must still provide these four; declaring
  * them here keeps the core free of <string.h>. The prototypes match ISO C,

@@ -147,7 +147,7 @@ static bool apply_current(pcam_bus *bus, uint8_t target, const pcam_xfer_setting
     /* A reset is not a negotiation: only agreements reached (or lost) by
      * message count, so the counter says how chatty the target was. */
     if (exchange)
-        bus->targets[target].counters.negotiations++;
+        PCAM_COUNT(bus->targets[target], negotiations);
     return true;
 }
 
@@ -312,7 +312,7 @@ void pcam_nego_parity(pcam_bus *bus, uint8_t target)
     if (bus == NULL || target >= PCAM_MAX_TARGETS)
         return;
     n = nego_of(bus, target);
-    bus->targets[target].counters.parity_errors++;
+    PCAM_COUNT(bus->targets[target], parity_errors);
     if (n->parity_errors < UINT8_MAX)
         n->parity_errors++;
     /* 0 would mean "already due before any error"; read it as 1. */

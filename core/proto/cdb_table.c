@@ -12,6 +12,8 @@
 #include "pcam/pcam_cdb.h"
 #include "pcam_util.h"
 
+#if PCAM_CFG_TEXT
+
 /* How the data phase follows from the fields. */
 enum how {
     H_NODATA,        /* never a data phase */
@@ -521,3 +523,5 @@ int pcam_cdb_format(const uint8_t *cdb, size_t len, uint32_t block_size, char *b
         put_info(&sb, &info, known, sa_named);
     return sb.overflow ? PCAM_ERR_NOSPACE : (int)sb.len;
 }
+
+#endif /* PCAM_CFG_TEXT */

@@ -107,6 +107,7 @@ pcam_err pcam_inquiry_parse(const uint8_t *buf, size_t len, pcam_inquiry *out)
     return PCAM_OK;
 }
 
+#if PCAM_CFG_TEXT
 /* SPC-4 peripheral device type table (facts; pcam's wording). */
 static const char *const type_names[0x20] = {
     "Direct-access block device",
@@ -140,6 +141,7 @@ const char *pcam_device_type_name(uint8_t type)
     const char *n = type_names[type & 0x1F];
     return n != NULL ? n : "Reserved device type";
 }
+#endif /* PCAM_CFG_TEXT */
 
 /* ---- REPORT LUNS ---- */
 

@@ -30,6 +30,7 @@
 #define DESC_STREAM_COMMANDS 0x04u
 #define DESC_BLOCK_COMMANDS 0x05u
 
+#if PCAM_CFG_TEXT
 const char *pcam_sense_key_name(uint8_t key)
 {
     /* 0Ch is obsolete in SPC but SCSI-2 devices, which a parallel SCSI
@@ -161,6 +162,7 @@ int pcam_asc_format(uint8_t asc, uint8_t ascq, char *buf, size_t cap)
     put_asc(&sb, asc, ascq);
     return sb_result(&sb);
 }
+#endif /* PCAM_CFG_TEXT */
 
 /* The meaning of the three sense-key specific bytes depends on the key. */
 static void decode_sks(uint8_t key, const uint8_t *p, pcam_sense *out)
@@ -369,6 +371,7 @@ pcam_err pcam_sense_decode(const uint8_t *buf, size_t len, pcam_sense *out)
     }
 }
 
+#if PCAM_CFG_TEXT
 static void put_sks(pcam_strbuf *sb, const pcam_sense_sks *sks)
 {
     switch (sks->kind) {
@@ -463,6 +466,7 @@ int pcam_sense_format(const pcam_sense *s, char *buf, size_t cap)
     return sb_result(&sb);
 }
 
+#endif /* PCAM_CFG_TEXT */
 int pcam_sense_build_fixed(uint8_t *buf, size_t cap, uint8_t key, uint8_t asc,
                            uint8_t ascq, bool info_valid, uint32_t info)
 {

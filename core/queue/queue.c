@@ -115,7 +115,7 @@ void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun)
 void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & 15u] |= 1ull << (ccb->lun & 63u);
+    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (ccb->lun & 63u);
     pcam_q_touch(bus);
     ccb->priv.state = PCAM_CS_PENDING;
     /* seq 0 = never issued: keeps it out of the requeued zone at the front. */
@@ -165,7 +165,7 @@ static void leave_active(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
     if (ccb->priv.tag_msg != 0)
         index_remove(bus, ccb);
     if (lun->active.count == 0) {
-        unsigned t = ccb->target & 15u;
+        unsigned t = ccb->target & (PCAM_MAX_TARGETS - 1u);
         bus->q_act_luns[t] &= ~(1ull << (ccb->lun & 63u));
         if (bus->q_act_luns[t] == 0)
             bus->q_act_targets &= (uint16_t)~(1u << t);
@@ -207,13 +207,13 @@ static void requeue(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
     insert_before(&lun->pending, pos, ccb);
     /* No retry is spent: the command never ran (lost arbitration, QUEUE
      * FULL, a bystander of someone else's reset). */
-    bus->targets[ccb->target].counters.requeues++;
+    PCAM_COUNT(bus->targets[ccb->target], requeues);
 }
 
 void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 {
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & 15u] |= 1ull << (ccb->lun & 63u);
+    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (ccb->lun & 63u);
     pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun != NULL)
@@ -266,8 +266,8 @@ uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb)
     /* Back on the pending queue: the scheduler's hints must show it, or a
      * LUN it already dropped from them would never be looked at again. */
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & 15u] |= 1ull << (ccb->lun & 63u);
-    bus->targets[ccb->target].counters.queue_fulls++;
+    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (ccb->lun & 63u);
+    PCAM_COUNT(bus->targets[ccb->target], queue_fulls);
     pcam_core_event(bus, PCAM_EV_QUEUE_FULL, ccb->target, ccb->lun, depth);
     return depth;
 }

@@ -85,7 +85,7 @@ static uint8_t age_tag(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint8
     /* Once per oldest command: one barrier is enough to make the target
      * finish it; more would only serialise the queue. */
     lun->age_fence = seq;
-    bus->targets[t].counters.ordered_forced++;
+    PCAM_COUNT(bus->targets[t], ordered_forced);
     pcam_core_event(bus, PCAM_EV_ORDERED, t, l, tag);
     return PCAM_TAG_ORDERED;
 }
@@ -119,7 +119,7 @@ static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint6
     if (msg != 0)
         pcam_q_index_add(bus, ccb);
     if (lun->active.count == 1u) {
-        bus->q_act_luns[t & 15u] |= 1ull << (l & 63u);
+        bus->q_act_luns[t & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (l & 63u);
         bus->q_act_targets |= (uint16_t)(1u << (t & 15u));
     }
     bus->targets[t].active++;
@@ -370,7 +370,7 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     } else if (bus->q_starving != (uint8_t)(most + 1)) {
         /* Count and log an episode once, not on every evaluation. */
         bus->q_starving = (uint8_t)(most + 1);
-        bus->targets[most].counters.starve_boosts++;
+        PCAM_COUNT(bus->targets[most], starve_boosts);
         uint64_t ms = most_age / 1000000u;
         pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, lun_of[most],
                         ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);

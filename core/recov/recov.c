@@ -31,7 +31,7 @@ static bool can_retry(const pcam_ccb *ccb)
 static pcam_recov_action retry(pcam_bus *bus, pcam_ccb *ccb)
 {
     ccb->priv.retries_left--;
-    bus->targets[ccb->target].counters.retries++;
+    PCAM_COUNT(bus->targets[ccb->target], retries);
     return PCAM_RA_RETRY;
 }
 
@@ -43,7 +43,7 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
     uint32_t got = 0;
     const uint8_t *sense = pcam_core_sense(bus, ccb, &got);
 
-    bus->targets[ccb->target].counters.check_conditions++;
+    PCAM_COUNT(bus->targets[ccb->target], check_conditions);
     if ((ccb->status & PCAM_AUTOSNS_VALID) == 0) {
         /* Autosense off, or REQUEST SENSE itself failed. */
         if ((ccb->flags & PCAM_CCB_DIS_AUTOSENSE) == 0)
@@ -108,13 +108,13 @@ pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *dela
     case ST_CHECK:
         return check_condition(bus, ccb, delay_ms);
     case ST_BUSY:
-        tgt->counters.busy++;
+        PCAM_COUNT(*tgt, busy);
         ccb->status = PCAM_SCSI_STATUS_ERROR;
         if (!can_retry(ccb))
             return PCAM_RA_COMPLETE;
         *delay_ms = bus->cfg.busy_delay_ms;
         ccb->priv.retries_left--;
-        tgt->counters.retries++;
+        PCAM_COUNT(*tgt, retries);
         return PCAM_RA_RETRY_DELAY;
     case ST_TASK_SET_FULL:
         ccb->status = PCAM_SCSI_STATUS_ERROR;

@@ -4,6 +4,7 @@
 
 void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg)
 {
+#if PCAM_EVENT_RING > 0
     pcam_event *e = &bus->ring[bus->ring_head];
     e->time_ns = pcam_core_now(bus);
     e->code = code;
@@ -15,6 +16,13 @@ void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, 
         bus->ring_count++;
     else
         bus->ring_dropped++; /* the oldest entry was overwritten */
+#else
+    (void)code;
+    (void)target;
+    (void)lun;
+    (void)arg;
+    bus->ring_dropped++; /* no ring: every event is dropped, and counted */
+#endif
 }
 
 size_t pcam_bus_read_events(pcam_bus *bus, pcam_event *out, size_t max)
@@ -22,11 +30,15 @@ size_t pcam_bus_read_events(pcam_bus *bus, pcam_event *out, size_t max)
     size_t n = 0;
     if (bus == NULL || out == NULL)
         return 0;
+#if PCAM_EVENT_RING > 0
     while (n < max && bus->ring_count > 0) {
         unsigned oldest = (bus->ring_head + PCAM_EVENT_RING - bus->ring_count) % PCAM_EVENT_RING;
         out[n++] = bus->ring[oldest];
         bus->ring_count--;
     }
+#else
+    (void)max;
+#endif
     return n;
 }
 
@@ -61,6 +73,11 @@ pcam_err pcam_bus_get_counters(const pcam_bus *bus, uint8_t target, pcam_counter
         return PCAM_ERR_NULL;
     if (target >= PCAM_MAX_TARGETS)
         return PCAM_ERR_RANGE;
+#if PCAM_CFG_COUNTERS
     *out = bus->targets[target].counters;
     return PCAM_OK;
+#else
+    memset(out, 0, sizeof *out);
+    return PCAM_ERR_UNSUPPORTED;
+#endif
 }

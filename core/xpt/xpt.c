@@ -14,8 +14,9 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
     cfg->luns_per_target = 8;
     cfg->default_timeout_ms = 10000;
     cfg->default_retries = 4;
-    cfg->tag_depth = 32;
-    cfg->tag_depth_max = 64;
+    /* A build with fewer tags per LUN lowers the defaults to fit. */
+    cfg->tag_depth = PCAM_TAGS > 32 ? 32 : PCAM_TAGS - 1;
+    cfg->tag_depth_max = PCAM_TAGS > 64 ? 64 : PCAM_TAGS - 1;
     cfg->tag_depth_floor = 2;
     cfg->qfull_ramp_successes = 128;
     cfg->age_count = 64;
@@ -53,6 +54,11 @@ pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal
         return PCAM_ERR_NULL;
 
     const pcam_bus_config *c = &bus->cfg;
+    /* A narrow-only build drives a wide chip as a narrow one. */
+    if (bus->caps.max_targets > PCAM_MAX_TARGETS) {
+        bus->caps.max_targets = PCAM_MAX_TARGETS;
+        bus->caps.flags &= ~(uint32_t)PCAM_HAL_CAP_WIDE;
+    }
     if (bus->caps.max_targets != 8 && bus->caps.max_targets != 16)
         return PCAM_ERR_RANGE;
     if (bus->caps.initiator_id >= bus->caps.max_targets)

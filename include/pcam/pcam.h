@@ -29,8 +29,8 @@
 extern "C" {
 #endif
 
-/** Most target IDs on one bus (a wide bus). */
-#define PCAM_MAX_TARGETS 16
+/** Most target IDs on one bus: 16 (a wide bus), or 8 in a narrow-only build (#PCAM_CFG_MAX_TARGETS). */
+#define PCAM_MAX_TARGETS PCAM_CFG_MAX_TARGETS
 /** Most LUNs per target the device table can track. */
 #define PCAM_MAX_LUNS 64
 /** Longest CDB a SCSI I/O CCB can carry. */
@@ -272,8 +272,8 @@ typedef struct pcam_bus_config {
     uint8_t luns_per_target;     /**< LUN slots per target (1..#PCAM_MAX_LUNS). Default 8. */
     uint32_t default_timeout_ms; /**< Timeout for CCBs that give 0. Default 10000. */
     uint8_t default_retries;     /**< Default retry budget for internal commands. Default 4. */
-    uint16_t tag_depth;          /**< Starting queue depth per LUN. Default 32. */
-    uint16_t tag_depth_max;      /**< Ceiling the ramp-up returns to. Default 64. */
+    uint16_t tag_depth;          /**< Starting queue depth per LUN. Default 32 (PCAM_CFG_TAGS - 1 if that is less). */
+    uint16_t tag_depth_max;      /**< Ceiling the ramp-up returns to. Default 64 (PCAM_CFG_TAGS - 1 if that is less). */
     uint16_t tag_depth_floor;    /**< QUEUE FULL never lowers the depth below this. Default 2. */
     uint16_t qfull_ramp_successes; /**< Successes at a depth before it rises by one. Default 128. */
     uint16_t age_count;          /**< Per LUN: after this many later commands were issued
@@ -411,7 +411,8 @@ void pcam_bus_shutdown(pcam_bus *bus);
 /**
  * Read a target's counters. @param bus the bus. @param target the target ID.
  * @param out filled on success.
- * @return PCAM_OK or PCAM_ERR_RANGE for a bad target.
+ * @return PCAM_OK; PCAM_ERR_RANGE for a bad target; PCAM_ERR_UNSUPPORTED
+ *         (with @p out zeroed) in a build with #PCAM_CFG_COUNTERS 0.
  */
 pcam_err pcam_bus_get_counters(const pcam_bus *bus, uint8_t target, pcam_counters *out);
 

@@ -11,18 +11,18 @@
 #ifndef PCAM_BUS_STORAGE_H
 #define PCAM_BUS_STORAGE_H
 
-/** Length of the event ring kept per bus. */
-#define PCAM_EVENT_RING 64
+/** Length of the event ring kept per bus (#PCAM_CFG_EVENT_RING; 0: no ring). */
+#define PCAM_EVENT_RING PCAM_CFG_EVENT_RING
 /** Most async registrations per bus. */
 #define PCAM_ASYNC_SLOTS 4
-/** Tags per LUN (the SPI tag message carries 8 bits). */
-#define PCAM_TAGS 256
+/** Tags per LUN (#PCAM_CFG_TAGS; the SPI tag message carries 8 bits). */
+#define PCAM_TAGS PCAM_CFG_TAGS
 /** Longest message-out the engine composes (IDENTIFY, tag, PPR, slack). */
 #define PCAM_MSGOUT_BYTES 16
 /** Buckets of the per-bus index that finds an active command by (target, LUN, tag) on
  *  reselection; a power of two. Each LUN's tags land in distinct buckets, so a chain is
  *  about (commands active on the bus) / PCAM_TAG_HASH long. */
-#define PCAM_TAG_HASH 256
+#define PCAM_TAG_HASH PCAM_CFG_TAG_HASH
 /** Longest message-in the engine collects (extended messages are at most 8 here). */
 #define PCAM_MSGIN_BYTES 16
 
@@ -74,7 +74,9 @@ typedef struct pcam_nego {
 /** Per-target state (private). */
 typedef struct pcam_target {
     pcam_nego nego;          /**< Transfer agreement. */
+#if PCAM_CFG_COUNTERS
     pcam_counters counters;  /**< Statistics. */
+#endif
     uint16_t active;         /**< Commands active on this target. */
     uint8_t flags;           /**< PCAM_TGTF_* (present, tags rejected...). */
     uint8_t recovery;        /**< Recovery step pending for this target. */
@@ -101,7 +103,7 @@ typedef struct pcam_bus {
     struct pcam_ccb *nexus;     /**< CCB connected or being selected. */
     struct pcam_ccb *scan_ccb;  /**< The scan in progress. */
     struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
-    uint8_t internal_buf[256];  /**< Its data buffer. */
+    uint8_t internal_buf[PCAM_CFG_SCAN_BUF]; /**< Its data buffer. */
     uint64_t settle_until_ns;   /**< After a bus reset, issue nothing before this. */
     uint64_t recovery_deadline_ns; /**< Deadline of the recovery step in progress. */
     uint8_t state;              /**< Engine state. */
@@ -147,7 +149,9 @@ typedef struct pcam_bus {
     bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */
     bool shut_down;             /**< pcam_bus_shutdown() was called. */
     pcam_async_slot async[PCAM_ASYNC_SLOTS]; /**< Async registrations. */
+#if PCAM_EVENT_RING > 0
     pcam_event ring[PCAM_EVENT_RING];        /**< Event ring. */
+#endif
     uint16_t ring_head;         /**< Next slot to write. */
     uint16_t ring_count;        /**< Entries held. */
     uint32_t ring_dropped;      /**< Entries overwritten unread. */

@@ -28,6 +28,31 @@
 #endif
 
 /**
+ * @def PCAM_CFG_TEXT
+ * @brief 1: the formatters and name tables (pcam_sense_format(),
+ * pcam_asc_format(), pcam_sense_key_name(), pcam_msg_format(),
+ * pcam_msg_name(), pcam_msg_ext_name(), pcam_device_type_name(), and the
+ * CDB decoder and formatter pcam_cdb_decode() / pcam_cdb_format()). 0:
+ * none of them is compiled; the core never calls them itself. The short
+ * name functions (pcam_status_name(), pcam_strerror(), pcam_phase_name(),
+ * pcam_dir_name()) stay, since a shim's error messages need them.
+ */
+#ifndef PCAM_CFG_TEXT
+#define PCAM_CFG_TEXT 1
+#endif
+
+/**
+ * @def PCAM_CFG_CMDLEVEL
+ * @brief 1: the script-level and command-level profiles (pcam_hal.h,
+ * hal_cmd: pcam_bus_hal_done() and the other decision callbacks). 0: only
+ * phase-level back-ends attach (pcam_bus_init() refuses the others with
+ * PCAM_ERR_NULL) and core/engine/decide.c compiles to nothing.
+ */
+#ifndef PCAM_CFG_CMDLEVEL
+#define PCAM_CFG_CMDLEVEL 1
+#endif
+
+/**
  * @def PCAM_CFG_SENSE_TEXT
  * @brief 1: pcam_asc_format() and pcam_sense_format() give the T10 text of
  * every ASC/ASCQ pair (a compressed table of about 15 KB). 0: they print the
@@ -45,6 +70,89 @@
  */
 #ifndef PCAM_CFG_CDB_NAMES
 #define PCAM_CFG_CDB_NAMES 1
+#endif
+
+/**
+ * @def PCAM_CFG_MAX_TARGETS
+ * @brief Target IDs the bus storage has room for: 16 (wide buses) or 8.
+ * With 8, a wide chip is driven as a narrow one (IDs 0-7, no WDTR), and
+ * every per-target array in ::pcam_bus halves.
+ */
+#ifndef PCAM_CFG_MAX_TARGETS
+#define PCAM_CFG_MAX_TARGETS 16
+#endif
+
+/**
+ * @def PCAM_CFG_TAGS
+ * @brief Tags per LUN, a multiple of 32 from 32 to 256: the most commands
+ * one LUN can have outstanding (pcam_bus_config::tag_depth_max must stay
+ * below it). Each 32 costs 4 bytes per LUN slot.
+ */
+#ifndef PCAM_CFG_TAGS
+#define PCAM_CFG_TAGS 256
+#endif
+
+/**
+ * @def PCAM_CFG_TAG_HASH
+ * @brief Buckets of the per-bus index that finds a reselecting command by
+ * its tag, a power of two; one pointer each. Fewer buckets make reselection
+ * walk longer chains when many commands are outstanding.
+ */
+#ifndef PCAM_CFG_TAG_HASH
+#define PCAM_CFG_TAG_HASH 256
+#endif
+
+/**
+ * @def PCAM_CFG_EVENT_RING
+ * @brief Entries of the per-bus event ring read by pcam_bus_read_events()
+ * (16 bytes each). 0: no ring; pcam_bus_read_events() returns nothing and
+ * every event is counted as dropped. Async callbacks are not affected.
+ */
+#ifndef PCAM_CFG_EVENT_RING
+#define PCAM_CFG_EVENT_RING 64
+#endif
+
+/**
+ * @def PCAM_CFG_SCAN_BUF
+ * @brief Bytes of the buffer the core's own commands (scan INQUIRY,
+ * REPORT LUNS) read into, at least 64. REPORT LUNS reports
+ * (PCAM_CFG_SCAN_BUF - 8) / 8 LUNs at most: 31 with the default 256, 7
+ * with 64.
+ */
+#ifndef PCAM_CFG_SCAN_BUF
+#define PCAM_CFG_SCAN_BUF 256
+#endif
+
+/**
+ * @def PCAM_CFG_COUNTERS
+ * @brief 1: per-target statistics (commands, retries, aborts, forced
+ * ORDERED tags...) read with pcam_bus_get_counters(). 0: none are kept (64
+ * bytes per target saved) and pcam_bus_get_counters() gives zeros and
+ * PCAM_ERR_UNSUPPORTED.
+ */
+#ifndef PCAM_CFG_COUNTERS
+#define PCAM_CFG_COUNTERS 1
+#endif
+
+#if PCAM_CFG_MAX_TARGETS != 8 && PCAM_CFG_MAX_TARGETS != 16
+#error "PCAM_CFG_MAX_TARGETS must be 8 or 16"
+#endif
+#if PCAM_CFG_TAGS < 32 || PCAM_CFG_TAGS > 256 || PCAM_CFG_TAGS % 32 != 0
+#error "PCAM_CFG_TAGS must be a multiple of 32 from 32 to 256"
+#endif
+#if PCAM_CFG_TAG_HASH < 1 || (PCAM_CFG_TAG_HASH & (PCAM_CFG_TAG_HASH - 1)) != 0
+#error "PCAM_CFG_TAG_HASH must be a power of two"
+#endif
+#if PCAM_CFG_SCAN_BUF < 64 || PCAM_CFG_SCAN_BUF > 65535
+#error "PCAM_CFG_SCAN_BUF must be from 64 to 65535"
+#endif
+
+/* Text tables live inside the formatters: no formatters, no tables. */
+#if !PCAM_CFG_TEXT
+#undef PCAM_CFG_SENSE_TEXT
+#define PCAM_CFG_SENSE_TEXT 0
+#undef PCAM_CFG_CDB_NAMES
+#define PCAM_CFG_CDB_NAMES 0
 #endif
 
 #endif /* PCAM_CONFIG_H */

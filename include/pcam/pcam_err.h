@@ -9,6 +9,8 @@
 #ifndef PCAM_ERR_H
 #define PCAM_ERR_H
 
+#include "pcam_config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -1,59 +1,92 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The minimal configuration's observable promises: with the text tables
- * switched off, decoding is unchanged (directions, LBAs, lengths, sense
- * fields) and the formatters print codes where the names were. Built only
- * against pcam_cfgmin (tests/config/CMakeLists.txt).
+ * What the minimal configuration (cmake/configs/pcam_minimal.h) promises
+ * beyond "it still works" (the scan and integrity scenarios run on it
+ * too): the parts it leaves out answer with defined results instead of
+ * vanishing silently. Built only against pcam_cfgmin and pcam_sim_min.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
-#include "pcam/pcam_cdb.h"
-#include "pcam/pcam_sense.h"
+#include "simrig.h"
 
-#if PCAM_CFG_SENSE_TEXT || PCAM_CFG_CDB_NAMES
+#if PCAM_CFG_TEXT || PCAM_CFG_CMDLEVEL || PCAM_CFG_COUNTERS || PCAM_CFG_EVENT_RING
 #error "test_config_min.c is for the minimal configuration only"
 #endif
 
-static void cdb_decodes_without_names(void **state)
+/* No counters and no event ring: defined "nothing kept" answers. */
+static void counters_and_events_report_absence(void **state)
 {
-    static const uint8_t r10[10] = {0x28, 0x08, 0, 0, 0x12, 0x34, 0, 0, 0x08, 0};
-    pcam_cdb_info info;
-    char line[160];
+    simrig r;
+    rig_ccb scan;
+    pcam_counters c;
+    pcam_event ev[4];
     (void)state;
-    assert_int_equal(pcam_cdb_decode(r10, sizeof r10, 512, &info), PCAM_OK);
-    assert_string_equal(info.name, "CDB");
-    assert_int_equal(info.dir, PCAM_DIR_IN);
-    assert_int_equal(info.lba, 0x1234);
-    assert_int_equal(info.xfer_bytes, 4096);
-    assert_true(pcam_cdb_format(r10, sizeof r10, 512, line, sizeof line) > 0);
-    assert_string_equal(line, "CDB opcode=0x28 len=10 lba=4660 blocks=8 bytes=4096 dir=in fua");
+    assert_int_equal(simrig_init(&r, NULL, NULL, false), 0);
+    assert_non_null(simrig_add_disk(&r, 2, 0, 256, NULL));
+    memset(&scan, 0, sizeof scan);
+    scan.ccb.func = PCAM_FN_SCAN_BUS;
+    assert_int_equal(rig_sync(&r, &scan, RIG_S(30)), PCAM_REQ_CMP);
+    memset(&c, 0xA5, sizeof c);
+    assert_int_equal(pcam_bus_get_counters(&r.bus, 2, &c), PCAM_ERR_UNSUPPORTED);
+    assert_int_equal(c.commands, 0);
+    assert_int_equal(pcam_bus_read_events(&r.bus, ev, 4), 0);
+    simrig_fini(&r);
 }
 
-static void sense_prints_codes(void **state)
+/* A back-end of the profile the build left out is refused at init. */
+static pcam_hal_ops cmd_ops;
+static void (*sim_get_caps)(void *sc, pcam_hal_caps *caps);
+static void caps_as_command_level(void *sc, pcam_hal_caps *caps)
 {
-    static const uint8_t medium[18] = {0xF0, 0x00, 0x03, 0x00, 0x00, 0x12, 0x34, 0x0A, 0x00, 0x00,
-                                       0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x00, 0x00};
-    pcam_sense s;
-    char line[160];
+    sim_get_caps(sc, caps);
+    caps->profile = PCAM_HAL_COMMAND_LEVEL;
+}
+static void stub_attach(void *sc, struct pcam_bus *bus) { (void)sc; (void)bus; }
+static int stub_start(void *sc, const pcam_hal_cmd *cmd) { (void)sc; (void)cmd; return 0; }
+static int stub_abort(void *sc, const void *handle) { (void)sc; (void)handle; return 0; }
+static int stub_reset_dev(void *sc, uint8_t target, uint8_t lun, bool lun_reset)
+{
+    (void)sc; (void)target; (void)lun; (void)lun_reset;
+    return 0;
+}
+
+static void command_level_backend_refused(void **state)
+{
+    static pcam_hal_cmd_ops stubs;
+    pcam_sim *sim = pcam_sim_create(NULL);
+    pcam_hal hal;
+    pcam_platform plat;
+    pcam_bus bus;
+    pcam_lun luns[8 * 8];
     (void)state;
-    assert_int_equal(pcam_sense_decode(medium, sizeof medium, &s), PCAM_OK);
-    assert_int_equal(s.key, 3);
-    assert_int_equal(s.asc, 0x11);
-    assert_true(pcam_sense_format(&s, line, sizeof line) > 0);
-    assert_string_equal(line, "MEDIUM ERROR: ASC 0x11 ASCQ 0x00 (3/11/00) info=0x1234");
+    assert_non_null(sim);
+    pcam_sim_get_hal(sim, &hal);
+    pcam_sim_get_platform(sim, &plat);
+    cmd_ops = *hal.ops;
+    sim_get_caps = hal.ops->get_caps;
+    cmd_ops.get_caps = caps_as_command_level;
+    stubs.attach = stub_attach;
+    stubs.start = stub_start;
+    stubs.abort = stub_abort;
+    stubs.reset_dev = stub_reset_dev;
+    hal.ops = &cmd_ops;
+    hal.cmd = &stubs;
+    assert_int_equal(pcam_bus_init(&bus, NULL, &hal, &plat, luns, 8 * 8), PCAM_ERR_NULL);
+    pcam_sim_destroy(sim);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cdb_decodes_without_names),
-        cmocka_unit_test(sense_prints_codes),
+        cmocka_unit_test(counters_and_events_report_absence),
+        cmocka_unit_test(command_level_backend_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
 set -eu
 variant=$1 src=$2 work=$3
 cc=${CC:-cc}
-flags="-std=c99 -ffreestanding -nostdinc -fno-builtin -Wall -Wextra -Wpedantic -Werror"
+flags="-std=c99 -ffreestanding -nostdinc -fno-builtin -Wall -Wextra -Wpedantic -Wundef -Werror"
 size=size
 case $variant in
   host) arch="" ;;
@@ -23,19 +23,50 @@ if ! command -v "$cc" >/dev/null 2>&1; then
 fi
 inc=$($cc $arch -print-file-name=include)
 rm -rf "$work"; mkdir -p "$work"
-objs=""
-n=0
-# The core and the chip back-ends that run inside kernels and firmware.
-dirs="$src/core"
-[ -d "$src/hal/esp" ] && dirs="$dirs $src/hal/esp"
-for f in $(find $dirs -name '*.c' | sort); do
-  o="$work/$(echo "${f#$src/}" | tr / _).o"
-  # shellcheck disable=SC2086
-  $cc $flags $arch -isystem "$inc" -I"$src/include" -I"$src/core/include" -c "$f" -o "$o"
-  objs="$objs $o"
-  n=$((n + 1))
+# The core and the chip back-ends that run inside kernels and firmware,
+# each compiled in the default configuration and in the minimal one
+# (cmake/configs/pcam_minimal.h); sizes are text+data, rodata included.
+backends=""
+for d in "$src"/hal/*/; do
+  b=$(basename "$d")
+  [ "$b" = sim ] && continue   # host-only: the C library, malloc, stdio
+  backends="$backends $b"
 done
-[ "$n" -gt 0 ] || { echo "FAIL: no core sources found under $src/core" >&2; exit 1; }
-# shellcheck disable=SC2086
-text=$($size $objs | awk 'NR>1 {t += $1} END {print t}')
-echo "freestanding $variant: $n files (core/, hal/esp/) compiled warning-free; .text = $text bytes"
+nm=${size%size}nm
+files=0
+for cfg in default minimal; do
+  cfgflags=""
+  [ $cfg = minimal ] && cfgflags="-DPCAM_CONFIG_FILE=\"pcam_minimal.h\" -I$src/cmake/configs"
+  line=""
+  for part in core $backends; do
+    dir=$src/core
+    [ $part = core ] || dir=$src/hal/$part
+    objs="" n=0
+    for f in $(find "$dir" -name '*.c' | sort); do
+      o="$work/$cfg-$(echo "${f#$src/}" | tr / _).o"
+      # shellcheck disable=SC2086
+      $cc $flags $arch $cfgflags -isystem "$inc" -I"$src/include" -I"$src/core/include" \
+          -I"$dir" -c "$f" -o "$o"
+      objs="$objs $o"
+      n=$((n + 1))
+    done
+    [ "$n" -gt 0 ] || { echo "FAIL: no sources found under $dir" >&2; exit 1; }
+    files=$((files + n))
+    # shellcheck disable=SC2086
+    bytes=$($size $objs | awk 'NR > 1 {t += $1 + $2} END {print t}')
+    line="$line $part=$bytes"
+  done
+  # shellcheck disable=SC2086
+  $cc $flags $arch $cfgflags -isystem "$inc" -I"$src/include" -c "$src/tests/freestanding/sizes.c" \
+      -o "$work/$cfg-sizes.o"
+  ram=""
+  for sym in bus lun ccb; do
+    hex=$($nm -S "$work/$cfg-sizes.o" | awk -v s="pcam_sizeof_$sym" '$4 == s {print $2}')
+    ram="$ram $sym=$((0x$hex))"
+    eval "sz_$sym=$((0x$hex))"
+  done
+  # The RAM a narrow bus with one LUN per target needs (CCBs are the caller's).
+  echo "freestanding $variant $cfg: text+data bytes:$line; sizeof:$ram;" \
+       "bus + 8 LUN slots = $((sz_bus + 8 * sz_lun)) bytes"
+done
+echo "freestanding $variant: $files files compiled warning-free (-ffreestanding -nostdinc -Wundef)"
