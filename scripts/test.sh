@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # The whole test suite, as CI runs it: installs what it needs, then builds and
-# tests six ways (gcc with Valgrind, the whole-system VM boots, gcc with
-# ASan+UBSan, a gcc Release build running the demo, clang, and the clang
-# libFuzzer build). Any failure, or any
+# tests seven ways (gcc with Valgrind, the whole-system VM boots, gcc with
+# ASan+UBSan, a gcc Release build running the demo, clang, the embedded
+# cross builds, and the clang libFuzzer build). Any failure, or any
 # stage that runs no test, fails.
 set -eu
 cd "$(dirname "$0")/.."
@@ -38,6 +38,9 @@ cmake -S . -B build/clang -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=RelWithDeb
       -DPCAM_MEMCHECK=OFF >/dev/null
 cmake --build build/clang -j "$jobs"
 ctest --test-dir build/clang --output-on-failure --no-tests=error -j "$jobs" -L 'unit|sim|esp|aspi'
+
+stage "embedded presets (Cortex-M0+/M3/M4F, RV32/RV64, minimal): warning-free, no forced PIC, sizes"
+sh scripts/embedded.sh
 
 stage "clang libFuzzer: every fuzz target briefly on its seed corpus"
 cmake --preset fuzz >/dev/null

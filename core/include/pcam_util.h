@@ -68,6 +68,14 @@ static inline void pcam_put_be64(uint8_t *p, uint64_t v)
  * text is cut (always NUL-terminated when cap > 0) and `overflow` is set, so
  * a formatter can report PCAM_ERR_NOSPACE while still giving a usable prefix.
  */
+/* 1 << n for a 64-bit mask (n < 64). A variable 64-bit shift is a libgcc
+ * call (__ashldi3) on 32-bit targets without a funnel shift; two 32-bit
+ * halves keep the per-command path free of runtime helpers. */
+static inline uint64_t pcam_bit64(unsigned n)
+{
+    return n < 32u ? (uint64_t)(1u << n) : (uint64_t)(1u << (n - 32u)) << 32;
+}
+
 typedef struct pcam_strbuf {
     char *buf;
     size_t cap;

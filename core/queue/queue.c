@@ -115,7 +115,7 @@ void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun)
 void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (ccb->lun & 63u);
+    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
     pcam_q_touch(bus);
     ccb->priv.state = PCAM_CS_PENDING;
     /* seq 0 = never issued: keeps it out of the requeued zone at the front. */
@@ -166,7 +166,7 @@ static void leave_active(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
         index_remove(bus, ccb);
     if (lun->active.count == 0) {
         unsigned t = ccb->target & (PCAM_MAX_TARGETS - 1u);
-        bus->q_act_luns[t] &= ~(1ull << (ccb->lun & 63u));
+        bus->q_act_luns[t] &= ~pcam_bit64(ccb->lun & 63u);
         if (bus->q_act_luns[t] == 0)
             bus->q_act_targets &= (uint16_t)~(1u << t);
     }
@@ -213,7 +213,7 @@ static void requeue(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 {
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (ccb->lun & 63u);
+    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
     pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun != NULL)
@@ -266,7 +266,7 @@ uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb)
     /* Back on the pending queue: the scheduler's hints must show it, or a
      * LUN it already dropped from them would never be looked at again. */
     bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (ccb->lun & 63u);
+    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
     PCAM_COUNT(bus->targets[ccb->target], queue_fulls);
     pcam_core_event(bus, PCAM_EV_QUEUE_FULL, ccb->target, ccb->lun, depth);
     return depth;
@@ -454,7 +454,7 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
             if (e != NULL)
                 return e;
             sum += x->active.count;
-            if (l < 64u && (((bus->q_act_luns[t] >> l) & 1u) != 0) != (x->active.count != 0))
+            if (l < 64u && ((bus->q_act_luns[t] & pcam_bit64(l)) != 0) != (x->active.count != 0))
                 return "active-LUN mask disagrees with the active queues";
         }
         if (sum != bus->targets[t].active)

@@ -45,7 +45,10 @@ static inline bool pcam_q_tag_busy(const pcam_lun *lun, unsigned tag)
  * the de Bruijn multiply (a standard table, not a loop). */
 static inline unsigned pcam_q_ctz32(uint32_t x)
 {
-#if defined(__GNUC__) || defined(__clang__)
+/* The builtin only where the target has the instruction: ARMv6-M and
+ * RISC-V without Zbb would call libgcc's __ctzsi2 on every command. */
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__ARM_ARCH_6M__) && \
+    !(defined(__riscv) && !defined(__riscv_zbb))
     return (unsigned)__builtin_ctz(x);
 #else
     static const uint8_t db[32] = {0,  1,  28, 2,  29, 14, 24, 3,  30, 22, 20, 15, 25, 17, 4,  8,

@@ -119,7 +119,7 @@ static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint6
     if (msg != 0)
         pcam_q_index_add(bus, ccb);
     if (lun->active.count == 1u) {
-        bus->q_act_luns[t & (PCAM_MAX_TARGETS - 1u)] |= 1ull << (l & 63u);
+        bus->q_act_luns[t & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(l & 63u);
         bus->q_act_targets |= (uint16_t)(1u << (t & 15u));
     }
     bus->targets[t].active++;
@@ -131,7 +131,7 @@ static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint6
  * visits them in. */
 static void split_at(uint64_t mask, unsigned start, uint64_t *first, uint64_t *then)
 {
-    uint64_t below = start >= 64u ? ~0ull : (1ull << start) - 1u;
+    uint64_t below = start >= 64u ? ~0ull : pcam_bit64(start) - 1u;
     *first = mask & ~below;
     *then = mask & below;
 }
@@ -149,14 +149,14 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
     if (start >= lpt)
         start %= lpt;
     if (lpt < 64u)
-        mask &= (1ull << lpt) - 1u; /* LUNs past the storage are never visited */
+        mask &= pcam_bit64(lpt) - 1u; /* LUNs past the storage are never visited */
     split_at(mask, start, &part[0], &part[1]);
     for (unsigned pass = 0; pass < 2u; pass++) {
         for (uint64_t m = part[pass]; m != 0; m &= m - 1u) {
             uint8_t l = (uint8_t)pcam_q_ctz64(m);
             pcam_lun *lun = pcam_core_lun(bus, t, l);
             if (lun == NULL || lun->pending.head == NULL) {
-                bus->q_pend_luns[t] &= ~(1ull << l); /* the hint is a superset */
+                bus->q_pend_luns[t] &= ~pcam_bit64(l); /* the hint is a superset */
                 continue;
             }
             any = true;
@@ -168,7 +168,7 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
             if (lun->pending.head == NULL) {
                 /* Drained: drop the hints now, so the next look (after the
                  * next completion, say) does not walk to an empty LUN. */
-                bus->q_pend_luns[t] &= ~(1ull << l);
+                bus->q_pend_luns[t] &= ~pcam_bit64(l);
                 if (bus->q_pend_luns[t] == 0)
                     bus->q_pend_targets &= (uint16_t)~(1u << t);
             }
@@ -248,7 +248,7 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
      * superset; walked in LUN order so a tie still names the lowest LUN. */
     uint64_t work = bus->q_act_luns[t] | bus->q_pend_luns[t];
     if (lpt < 64u)
-        work &= (1ull << lpt) - 1u;
+        work &= pcam_bit64(lpt) - 1u;
     for (; work != 0; work &= work - 1u) {
         unsigned l = pcam_q_ctz64(work);
         size_t i = (size_t)t * lpt + l;
@@ -371,7 +371,7 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
         /* Count and log an episode once, not on every evaluation. */
         bus->q_starving = (uint8_t)(most + 1);
         PCAM_COUNT(bus->targets[most], starve_boosts);
-        uint64_t ms = most_age / 1000000u;
+        uint64_t ms = most_age / 1000000u; /* once an episode: the one 64-bit division */
         pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, lun_of[most],
                         ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
     }

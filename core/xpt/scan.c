@@ -75,7 +75,7 @@ static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
         if (pcam_report_luns_get(buf, len, i, &a) != PCAM_OK || !a.has_lun || a.has_next_level)
             continue;
         if (a.lun != 0 && a.lun < bus->cfg.luns_per_target && a.lun < 64)
-            bus->scan_lunmask |= 1ull << a.lun;
+            bus->scan_lunmask |= pcam_bit64(a.lun);
     }
 }
 
@@ -84,7 +84,7 @@ static void default_lunmask(pcam_bus *bus)
     unsigned n = bus->cfg.luns_per_target < 8 ? bus->cfg.luns_per_target : 8;
     bus->scan_lunmask = 0;
     for (unsigned l = 1; l < n; l++)
-        bus->scan_lunmask |= 1ull << l;
+        bus->scan_lunmask |= pcam_bit64(l);
 }
 
 /* Move the cursor to the next LUN to probe, or the next target; false when done. */
@@ -97,7 +97,7 @@ static bool scan_advance(pcam_bus *bus)
     while (bus->scan_flags != 0 && (bus->scan_flags & 0x7F) == SCAN_INQ) {
         unsigned l = (unsigned)bus->scan_lun + 1;
         for (; l < bus->cfg.luns_per_target; l++) {
-            if (l < 64 && (bus->scan_lunmask & (1ull << l)) != 0)
+            if (l < 64 && (bus->scan_lunmask & pcam_bit64(l)) != 0)
                 break;
             set_lun_absent(bus, t, (uint8_t)l);
         }
