@@ -19,8 +19,12 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
     cfg->tag_depth_max = PCAM_TAGS > 64 ? 64 : PCAM_TAGS - 1;
     cfg->tag_depth_floor = 2;
     cfg->qfull_ramp_successes = 128;
-    cfg->age_count = 64;
-    cfg->age_ms = 1000;
+    /* Per-LUN aging by time only: being overtaken by 64 later commands is
+     * what a seek-sorting disk does to most commands at depth 64, and the
+     * barriers that rule forced cost 9% of IOPS with nobody starving. A
+     * command 2 s old (a fifth of the default timeout) is really at risk. */
+    cfg->age_count = 0;
+    cfg->age_ms = 2000;
     cfg->bus_starve_ms = 100;
     cfg->busy_delay_ms = 100;
     cfg->not_ready_wait_ms = 30000;

@@ -277,8 +277,10 @@ typedef struct pcam_bus_config {
     uint16_t tag_depth_floor;    /**< QUEUE FULL never lowers the depth below this. Default 2. */
     uint16_t qfull_ramp_successes; /**< Successes at a depth before it rises by one. Default 128. */
     uint16_t age_count;          /**< Per LUN: after this many later commands were issued
-                                      past an outstanding one, the next goes ORDERED. Default 64. */
-    uint32_t age_ms;             /**< Per LUN: same, by age of the oldest outstanding command. Default 1000. */
+                                      past an outstanding one, the next goes ORDERED. Default 0 (off:
+                                      a seek-sorting disk overtakes most commands at depth, so a count
+                                      fires with nobody starving). */
+    uint32_t age_ms;             /**< Per LUN: same, by age of the oldest outstanding command. Default 2000. */
     uint32_t bus_starve_ms;      /**< Per bus: a target whose oldest command waits past half of this
                                       is owed service; targets that beat it in arbitration and were
                                       issued clearly more commands get no new work until it catches up;
