@@ -129,6 +129,19 @@ function(_pcam_install_finish)
       get_filename_component(h ${h} ABSOLUTE)
       list(REMOVE_ITEM rest ${h})
     endforeach()
+    # A header named after a library target (pcam_sym.h and pcam_sym) is that
+    # library's: installing it with the core would ship it without its code.
+    foreach(h ${rest})
+      get_filename_component(base ${h} NAME_WE)
+      if(TARGET ${base} AND NOT base STREQUAL "pcam")
+        get_target_property(exported ${base} EXPORT_NAME)
+        if(NOT exported OR NOT exported IN_LIST comps)
+          message(FATAL_ERROR "pcam install: ${h} belongs to library ${base}, which is not installed: "
+                              "call pcam_install_component(NAME ... TARGET ${base} HEADERS ${h}) "
+                              "in its CMakeLists.txt (docs/porting.md, \"Installing a new library\")")
+        endif()
+      endif()
+    endforeach()
     install(FILES ${rest} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pcam COMPONENT ${rest_comp})
   endif()
 
