@@ -9,6 +9,7 @@
 #    old pcam::pcam name, and run each;
 #  - the same programs and embed.c with plain pkg-config (no
 #    --define-prefix, PKG_CONFIG_PATH only), and run each;
+# that one component installs alone (cmake --install --component esp);
 # and check that find_package refuses a component that does not exist, and
 # that no installed .pc or CMake file names the scratch or configure prefix.
 # usage: check.sh BUILD_DIR CONSUMER_SRC EMBED_SRC WORK_DIR CC
@@ -32,6 +33,17 @@ for c in $comps; do
   [ "$c" = core ] && lib=libpcam.a
   ls "$P"/lib*/"$lib" >/dev/null 2>&1 || fail "$lib (component $c) not installed"
 done
+
+# Components install on their own: esp brings its library, header and .pc
+# file, and nothing of the simulator.
+cmake --install "$build" --prefix "$work/esp-only" --component esp >/dev/null
+for f in "libpcam_esp.a" "pkgconfig/pcam-esp.pc"; do
+  ls "$work/esp-only"/lib*/"$f" >/dev/null 2>&1 || fail "--component esp did not install $f"
+done
+[ -f "$work/esp-only/include/pcam/pcam_esp.h" ] || fail "--component esp did not install pcam_esp.h"
+if find "$work/esp-only" -name 'libpcam_sim.a' -o -name 'pcam_sim.h' | grep -q .; then
+  fail "--component esp installed parts of the simulator"
+fi
 
 # 1. CMake: the consumer project and examples/embed, against the moved tree.
 cmake -S "$csrc" -B "$work/cmake-consumer" -DCMAKE_C_COMPILER="$cc" \
