@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * CAM status to ASPI status: the one table (DESIGN.md rule 2). Sources:
+ * CAM status to ASPI status: the one table (docs/design.md rule 2). Sources:
  * the CAM-to-ASPI mapping of X3.232 "ASPI by conversion" and the SS_ /
  * HASTAT_ meanings of the ASPI for Win32 reference (see ASPI.md). Where ASPI
  * has no code of its own, the row says which one is nearest and why.

@@ -5,7 +5,10 @@
  * bandwidth, per-target share, latency percentiles, and host time per
  * command); it asserts nothing. Instructions per command spent in core/ are
  * measured by scripts/bench.sh under callgrind, which counts only inside
- * bench_steady_state().
+ * bench_steady_state(). Results can also go to files for plotting
+ * (bench/plots.sh): --csv appends a summary row, --series-csv writes the
+ * per-target completions per interval, --latency-csv the latency
+ * histogram, --json-file all of it as one JSON document.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -34,6 +37,9 @@ typedef struct opts {
     uint64_t seed;
     uint32_t starve_ms, age_ms;
     bool fast_disks;
+    /* result files (see "Result files" below) */
+    const char *csv, *series_csv, *latency_csv, *json_file;
+    uint32_t interval_ms;
 } opts;
 
 typedef struct job {
@@ -57,7 +63,12 @@ typedef struct bench {
     uint64_t measure_start_ns;
     bool measuring, stop;
     uint64_t disk_blocks;
+    /* completions per target per interval of interval_ms, while measuring */
+    uint32_t *series;
+    uint64_t series_n, series_cap;
 } bench;
+
+static void series_count(bench *b, uint64_t now, unsigned t);
 
 /* Target IDs in use: 0, 1, ... skipping the initiator's 7. */
 static uint8_t id_of(unsigned t)
@@ -86,6 +97,7 @@ static void job_done(rig_ccb *rc)
         uint64_t now = pcam_sim_now(b->r.sim);
         b->done_measured++;
         b->per_target[j->target < 7 ? j->target : j->target - 1]++;
+        series_count(b, now, j->target < 7 ? j->target : j->target - 1);
         b->bytes += rc->ccb.u.io.data_len - rc->ccb.u.io.resid;
         if (b->lat_n < b->lat_cap)
             b->lat_us[b->lat_n++] = (uint32_t)((now - rc->submit_ns) / 1000u);
@@ -171,6 +183,8 @@ static int usage(void)
             "                 [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled] [--json]\n"
             "                 [--starve-ms MS] [--age-ms MS]   (override the aging settings)\n"
             "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n"
+            "                 [--csv FILE] [--series-csv FILE] [--interval-ms MS] [--latency-csv FILE]\n"
+            "                 [--json-file FILE]   (results for plotting: bench/plots.sh)\n"
             "       %s --qemu [--seconds S] [--commands N] [--image FILE] [--bounce] [--json]\n"
             "                 (random reads on QEMU's AM53C974; --qemu --help for more)\n",
             prog, prog);
@@ -191,6 +205,7 @@ static int parse(int argc, char **argv, opts *o)
     o->warmup = 256;
     o->disk_mb = 64;
     o->seed = 1;
+    o->interval_ms = 1000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -202,6 +217,20 @@ static int parse(int argc, char **argv, opts *o)
         else if (strcmp(a, "--seed") == 0 && v) { o->seed = strtoull(v, NULL, 0); i++; }
         else if (strcmp(a, "--starve-ms") == 0 && v) { o->starve_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
         else if (strcmp(a, "--age-ms") == 0 && v) { o->age_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--csv") == 0 && v) { o->csv = v; i++; }
+        else if (strcmp(a, "--series-csv") == 0 && v) { o->series_csv = v; i++; }
+        else if (strcmp(a, "--latency-csv") == 0 && v) { o->latency_csv = v; i++; }
+        else if (strcmp(a, "--json-file") == 0 && v) { o->json_file = v; i++; }
+        else if (strcmp(a, "--interval-ms") == 0 && v) {
+            char *end;
+            unsigned long ms = strtoul(v, &end, 10);
+            if (*v == '\0' || *end != '\0' || ms == 0 || ms > 3600000ul) {
+                fprintf(stderr, "%s: --interval-ms takes 1..3600000, not '%s'\n", prog, v);
+                return 2;
+            }
+            o->interval_ms = (uint32_t)ms;
+            i++;
+        }
         else if (strcmp(a, "--pattern") == 0 && v) {
             o->pattern_name = v;
             if (strcmp(v, "rand4k") == 0) o->pattern = PAT_RAND4K;
@@ -230,6 +259,169 @@ static int parse(int argc, char **argv, opts *o)
         return 2;
     }
     return 0;
+}
+
+/* ---- Result files (--csv, --series-csv, --latency-csv, --json-file) ----
+ * For bench/plots.sh and anyone who wants the numbers in a spreadsheet. The
+ * figures are the ones printed; nothing here changes the run. */
+
+typedef struct summary {
+    double sim_s, iops, mbps, util, busy, share, host_ns;
+    uint32_t p50, p99, pmax;
+} summary;
+
+static void series_count(bench *b, uint64_t now, unsigned t)
+{
+    uint64_t k = (now - b->measure_start_ns) / ((uint64_t)b->o.interval_ms * 1000000u);
+    size_t w = b->o.targets;
+    if (b->o.series_csv == NULL && b->o.json_file == NULL)
+        return;
+    if (k >= b->series_cap) {
+        uint64_t cap = b->series_cap ? b->series_cap : 64;
+        while (cap <= k)
+            cap *= 2;
+        uint32_t *n = realloc(b->series, (size_t)cap * w * sizeof *n);
+        if (n == NULL)
+            return; /* the series is best effort; the summary stays exact */
+        memset(n + b->series_cap * w, 0, (size_t)(cap - b->series_cap) * w * sizeof *n);
+        b->series = n;
+        b->series_cap = cap;
+    }
+    b->series[k * w + t]++;
+    if (k + 1 > b->series_n)
+        b->series_n = k + 1;
+}
+
+/* Latency histogram in quarter-octave buckets from 1 us (each edge 2^(1/4)
+ * times the last), over the sorted latencies. Calls out(lo, hi, count). */
+static void latency_hist(const bench *b, void (*out)(void *, uint32_t, uint32_t, uint64_t), void *arg)
+{
+    double edge = 1.0;
+    uint64_t i = 0;
+    while (i < b->lat_n) {
+        double next = edge * 1.18920711500272106672;
+        uint32_t lo = (uint32_t)(edge + 0.5), hi = (uint32_t)(next + 0.5);
+        uint64_t n = 0;
+        while (i < b->lat_n && (double)b->lat_us[i] < next) {
+            n++;
+            i++;
+        }
+        if (n != 0 || (i > 0 && i < b->lat_n))
+            out(arg, lo, hi > lo ? hi : lo + 1, n);
+        edge = next;
+    }
+}
+
+typedef struct hist_ctx {
+    FILE *f;
+    uint64_t total, cum;
+    bool first;
+} hist_ctx;
+
+static void hist_csv_row(void *arg, uint32_t lo, uint32_t hi, uint64_t n)
+{
+    hist_ctx *h = arg;
+    h->cum += n;
+    fprintf(h->f, "%u,%u,%" PRIu64 ",%.6f,%.6f\n", lo, hi, n, (double)n / (double)h->total,
+            1.0 - (double)h->cum / (double)h->total);
+}
+
+static void hist_json_row(void *arg, uint32_t lo, uint32_t hi, uint64_t n)
+{
+    hist_ctx *h = arg;
+    fprintf(h->f, "%s[%u,%u,%" PRIu64 "]", h->first ? "" : ",", lo, hi, n);
+    h->first = false;
+}
+
+static FILE *open_out(const char *path, const char *mode)
+{
+    FILE *f = fopen(path, mode);
+    if (f == NULL)
+        fprintf(stderr, "%s: cannot write %s\n", prog, path);
+    return f;
+}
+
+/* Returns 0, or 1 when a file could not be written. */
+static int write_results(bench *b, const summary *m)
+{
+    const opts *o = &b->o;
+    int rc = 0;
+    FILE *f;
+    if (o->csv != NULL && (f = open_out(o->csv, "a")) != NULL) {
+        if (ftell(f) == 0)
+            fprintf(f, "pattern,targets,depth,outstanding,period,wide,aging,sim_seconds,commands,errors,"
+                       "iops,mbps,bus_utilisation,bus_busy,min_max_share,lat_us_p50,lat_us_p99,"
+                       "lat_us_max,host_ns_per_cmd\n");
+        fprintf(f, "%s,%u,%u,%u,%u,%d,%d,%.3f,%" PRIu64 ",%" PRIu64 ",%.1f,%.2f,%.4f,%.4f,%.4f,%u,%u,%u,%.1f\n",
+                o->pattern_name, o->targets, o->depth, o->targets * o->depth, o->period, o->wide,
+                o->aging, m->sim_s, b->done_measured, b->errors, m->iops, m->mbps, m->util, m->busy,
+                m->share, m->p50, m->p99, m->pmax, m->host_ns);
+        rc |= fclose(f) != 0;
+    } else if (o->csv != NULL) {
+        rc = 1;
+    }
+    if (o->series_csv != NULL && (f = open_out(o->series_csv, "w")) != NULL) {
+        fprintf(f, "t_s,total");
+        for (unsigned t = 0; t < o->targets; t++)
+            fprintf(f, ",count_id%u", id_of(t));
+        for (unsigned t = 0; t < o->targets; t++)
+            fprintf(f, ",share_id%u", id_of(t));
+        fprintf(f, "\n");
+        for (uint64_t k = 0; k < b->series_n; k++) {
+            const uint32_t *row = b->series + k * o->targets;
+            uint64_t total = 0;
+            for (unsigned t = 0; t < o->targets; t++)
+                total += row[t];
+            fprintf(f, "%.3f,%" PRIu64, (double)(k + 1) * o->interval_ms / 1000.0, total);
+            for (unsigned t = 0; t < o->targets; t++)
+                fprintf(f, ",%u", row[t]);
+            for (unsigned t = 0; t < o->targets; t++)
+                fprintf(f, ",%.4f", total ? (double)row[t] / (double)total : 0.0);
+            fprintf(f, "\n");
+        }
+        rc |= fclose(f) != 0;
+    } else if (o->series_csv != NULL) {
+        rc = 1;
+    }
+    if (o->latency_csv != NULL && (f = open_out(o->latency_csv, "w")) != NULL) {
+        hist_ctx h = {f, b->lat_n ? b->lat_n : 1, 0, true};
+        fprintf(f, "lat_us_lo,lat_us_hi,count,fraction,fraction_above\n");
+        latency_hist(b, hist_csv_row, &h);
+        rc |= fclose(f) != 0;
+    } else if (o->latency_csv != NULL) {
+        rc = 1;
+    }
+    if (o->json_file != NULL && (f = open_out(o->json_file, "w")) != NULL) {
+        fprintf(f, "{\"pattern\":\"%s\",\"targets\":%u,\"depth\":%u,\"outstanding\":%u,\"period\":%u,"
+                   "\"wide\":%s,\"dt\":%s,\"aging\":%s,\"sim_seconds\":%.3f,\"commands\":%" PRIu64 ","
+                   "\"errors\":%" PRIu64 ",\"iops\":%.1f,\"mbps\":%.2f,\"bus_utilisation\":%.4f,"
+                   "\"bus_busy\":%.4f,\"min_max_share\":%.4f,\"lat_us_p50\":%u,\"lat_us_p99\":%u,"
+                   "\"lat_us_max\":%u,\"host_ns_per_cmd\":%.1f,\"target_ids\":[",
+                o->pattern_name, o->targets, o->depth, o->targets * o->depth, o->period,
+                o->wide ? "true" : "false", o->dt ? "true" : "false", o->aging ? "true" : "false",
+                m->sim_s, b->done_measured, b->errors, m->iops, m->mbps, m->util, m->busy, m->share,
+                m->p50, m->p99, m->pmax, m->host_ns);
+        for (unsigned t = 0; t < o->targets; t++)
+            fprintf(f, "%s%u", t ? "," : "", id_of(t));
+        fprintf(f, "],\"per_target\":[");
+        for (unsigned t = 0; t < o->targets; t++)
+            fprintf(f, "%s%" PRIu64, t ? "," : "", b->per_target[t]);
+        fprintf(f, "],\"interval_ms\":%u,\"series\":[", o->interval_ms);
+        for (uint64_t k = 0; k < b->series_n; k++) {
+            fprintf(f, "%s[", k ? "," : "");
+            for (unsigned t = 0; t < o->targets; t++)
+                fprintf(f, "%s%u", t ? "," : "", b->series[k * o->targets + t]);
+            fprintf(f, "]");
+        }
+        fprintf(f, "],\"latency_hist_us\":[");
+        hist_ctx h = {f, 1, 0, true};
+        latency_hist(b, hist_json_row, &h);
+        fprintf(f, "]}\n");
+        rc |= fclose(f) != 0;
+    } else if (o->json_file != NULL) {
+        rc = 1;
+    }
+    return rc;
 }
 
 int pcambench_main(int argc, char **argv, const char *name)
@@ -391,6 +583,11 @@ int pcambench_main(int argc, char **argv, const char *name)
                b->done_measured ? wall_ns / (double)b->done_measured : 0.0);
     }
     int rc = b->errors != 0;
+    summary sum = {sim_s, (double)b->done_measured / sim_s, (double)b->bytes / sim_s / 1e6, util, busy,
+                   max_t ? (double)min_t / (double)max_t : 0.0,
+                   b->done_measured ? wall_ns / (double)b->done_measured : 0.0, p50, p99, pmax};
+    if (write_results(b, &sum) != 0)
+        rc = 1;
     b->stop = true; /* shutdown aborts what is in flight: resubmit nothing */
     simrig_fini(&b->r);
     /* Free everything: pcamctl runs this as a subcommand under sanitizers. */
@@ -398,6 +595,7 @@ int pcambench_main(int argc, char **argv, const char *name)
         free(b->jobs[i].buf);
     free(b->jobs);
     free(b->lat_us);
+    free(b->series);
     free(b);
     return rc;
 }

@@ -201,7 +201,7 @@ size_t pcam_aspi_deliver(pcam_aspi_adapter *ad);
 size_t pcam_aspi_in_flight(pcam_aspi_adapter *ad);
 
 /**
- * The one table from CAM status to ASPI status (DESIGN.md rule 2).
+ * The one table from CAM status to ASPI status (docs/design.md rule 2).
  * @param cam_status a pcam_ccb::status (flags are ignored).
  * @param ss receives the SS_* value.
  * @param hastat receives the HASTAT_* value.

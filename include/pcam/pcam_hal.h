@@ -112,7 +112,7 @@ typedef struct pcam_hal_xfer_params {
     uint8_t ppr_options; /**< PPR protocol options in force (DT, IU, QAS bits), 0 for ST. */
 } pcam_hal_xfer_params;
 
-/** Back-end profiles (see DESIGN.md). */
+/** Back-end profiles (see docs/design.md). */
 typedef enum pcam_hal_profile {
     PCAM_HAL_PHASE_LEVEL = 1,  /**< The core's engine drives every phase. */
     PCAM_HAL_SCRIPT_LEVEL = 2, /**< The chip runs the phases from its script and asks the core for

@@ -13,7 +13,7 @@
  * with commands in flight) and after UNIT ATTENTION 29/xx; the parity
  * step-down ladder; message parity errors during negotiation.
  *
- * Rules the expectations come from (SPI-3 4.11-4.13, DESIGN.md for the
+ * Rules the expectations come from (SPI-3 4.11-4.13, docs/design.md for the
  * core's policy):
  * - WDTR first, then SDTR; PPR only when the goal needs it (a PPR option
  *   such as DT, or a period factor below 0x0A);
@@ -855,7 +855,7 @@ static agreement stepped(const nrig *n, size_t from)
  * Parity errors step the speed down. From BASE (wide 0x0C/16) the target
  * corrupts DATA IN bytes at a fixed rate. Every parity error is counted,
  * and each parity_stepdown (default 2) errors at one speed step the period
- * down the ladder DESIGN.md gives: +1 below 0x0D, then x1.5 rounded up,
+ * down the ladder docs/design.md gives: +1 below 0x0D, then x1.5 rounded up,
  * asynchronous past 0x32 (200 ns):
  *   0x0C -> 0x0D -> 0x14 (19.5 up) -> 0x1E -> 0x2D -> async (67.5 > 0x32)
  * so the PCAM_EV_SPEED_DOWN arguments must be a prefix of 0x0D, 0x14,

@@ -15,7 +15,7 @@
  * Every read is compared with the test's reference copy of the medium and
  * the medium must equal it at the end. Run in interrupt and polled mode.
  *
- * The expected depth comes from a model the test keeps itself (DESIGN.md's
+ * The expected depth comes from a model the test keeps itself (docs/design.md's
  * rule: QUEUE FULL lowers the depth to what the target held, requeues
  * without spending a retry, keeps a floor, ramps back up by one after
  * qfull_ramp_successes successes; pcam.h documents the settings). The model

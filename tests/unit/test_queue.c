@@ -3,7 +3,7 @@
  * Per-LUN tag queues (core/queue/queue.c): the tag allocator, untagged
  * exclusion, HEAD OF QUEUE placement, QUEUE FULL depth control and ramp,
  * requeue order, reselection lookup, holds, and the invariant checker.
- * Every expectation is worked by hand from the rules in DESIGN.md ("Tag
+ * Every expectation is worked by hand from the rules in docs/design.md ("Tag
  * queues") and the settings documented in pcam.h; the bus is a zeroed
  * pcam_bus with just the fields the queue reads filled in.
  */

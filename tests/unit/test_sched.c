@@ -3,7 +3,7 @@
  * The bus scheduler (core/queue/sched.c), issue order: round-robin
  * fairness over targets and LUNs, per-LUN aging (forced ORDERED tags), the
  * pending-work hints, and per-bus aging switched off. Per-bus aging itself
- * is in test_sched_bus.c. The timelines are worked by hand from DESIGN.md
+ * is in test_sched_bus.c. The timelines are worked by hand from docs/design.md
  * ("Anti-starvation aging") and the settings in pcam.h; SPI arbitration
  * priority is 7 highest ... 0, then 15 ... 8 lowest. Times are in ms on a
  * fake clock.

@@ -3,7 +3,7 @@
  * Per-bus aging in the bus scheduler (core/queue/sched.c): targets that beat
  * an owed one in arbitration and have been issued clearly more are held
  * back; the starving one goes first. The timelines are worked by hand from
- * DESIGN.md ("Anti-starvation aging"), the rule as documented above
+ * docs/design.md ("Anti-starvation aging"), the rule as documented above
  * evaluate_aging() in sched.c, and the settings in pcam.h; SPI arbitration
  * priority is 7 highest ... 0, then 15 ... 8 lowest. Times are in ms on a
  * fake clock. Issue order and per-LUN aging are in test_sched.c.
