@@ -19,28 +19,45 @@ static int hexval(int ch)
     return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
 }
 
-int cmd_sense(ctl *c, int argc, char **argv)
+int ctl_parse_hex(ctl *c, int argc, char **argv, uint8_t *out, size_t cap)
 {
-    uint8_t b[PCAM_SENSE_MAX_LEN];
     size_t n = 0;
-    if (argc == 0)
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl sense HEX... (e.g. 70 00 03 00 00 00 00 0a 00 00 00 00 11 00)");
+    if (argc == 0) {
+        ctl_usage(c, "no bytes given");
+        return -1;
+    }
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
             s += 2;
         size_t len = strlen(s);
-        if (len == 0 || len % 2 != 0)
-            return ctl_err(c, CTL_EUSAGE, "sense: '%s' is not a whole number of hex bytes", argv[i]);
+        if (len == 0 || len % 2 != 0) {
+            ctl_usage(c, "'%s' is not a whole number of hex bytes", argv[i]);
+            return -1;
+        }
         for (size_t k = 0; k < len; k += 2) {
             int hi = hexval((unsigned char)s[k]), lo = hexval((unsigned char)s[k + 1]);
-            if (hi < 0 || lo < 0)
-                return ctl_err(c, CTL_EUSAGE, "sense: '%s' is not hex", argv[i]);
-            if (n == sizeof b)
-                return ctl_err(c, CTL_EUSAGE, "sense: more than %zu bytes", sizeof b);
-            b[n++] = (uint8_t)(hi << 4 | lo);
+            if (hi < 0 || lo < 0) {
+                ctl_usage(c, "'%s' is not hex", argv[i]);
+                return -1;
+            }
+            if (n == cap) {
+                ctl_usage(c, "more than %zu bytes", cap);
+                return -1;
+            }
+            out[n++] = (uint8_t)(hi << 4 | lo);
         }
     }
+    return (int)n;
+}
+
+int cmd_sense(ctl *c, int argc, char **argv)
+{
+    uint8_t b[PCAM_SENSE_MAX_LEN];
+    int got = ctl_parse_hex(c, argc, argv, b, sizeof b);
+    if (got < 0)
+        return CTL_EUSAGE;
+    size_t n = (size_t)got;
     pcam_sense s;
     pcam_err e = pcam_sense_decode(b, n, &s);
     if (c->json) {
@@ -80,10 +97,10 @@ int cmd_trace(ctl *c, int argc, char **argv)
         else if (strcmp(argv[i], "--phases") == 0)
             c->phases = true;
         else
-            return ctl_err(c, CTL_EUSAGE, "trace: unknown option '%s'", argv[i]);
+            return ctl_usage(c, "unknown option '%s'", argv[i]);
     }
     if (i >= argc)
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl trace [-o FILE] [--scan] [--phases] COMMAND [ARGS]");
+        return ctl_usage(c, "missing the COMMAND to trace");
     const char *sub = argv[i];
     if (strcmp(sub, "trace") == 0 || strcmp(sub, "sense") == 0 || strcmp(sub, "bench") == 0)
         return ctl_err(c, CTL_EUSAGE, "trace: '%s' does not run on the traced bus", sub);
@@ -97,7 +114,7 @@ int cmd_trace(ctl *c, int argc, char **argv)
     c->vcd_path = out;
     int rc = ctl_dispatch(c, sub, argc - i - 1, argv + i + 1);
     if (rc < 0)
-        return ctl_err(c, CTL_EUSAGE, "trace: unknown command '%s'", sub);
+        return ctl_usage(c, "unknown command '%s'", sub);
     bool opened = c->open;
     ctl_close(c);
     if (opened) {
