@@ -96,6 +96,7 @@ static int add_target(ctl *c, uint8_t id)
                 (void)pcam_simlu_add_medium_error(lu, t->merr[i]);
         } else {
             pcam_simlu_init_cdrom(lu, store, t->bytes / t->block_size, t->vendor, t->product);
+            pcam_simlu_set_serial(lu, serial); /* VPD 80h answers with it, as for a disk */
         }
     }
     return 0;
