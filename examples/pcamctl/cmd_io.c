@@ -71,6 +71,7 @@ static void meter_tick(meter *m, uint64_t done)
  * (simulated time on sim, which is what the bus would take). */
 static void meter_end(ctl *c, meter *m, uint64_t bytes)
 {
+    bool verify = strcmp(m->what, "verify") == 0;
     double s = (double)(wall_ns() - m->t0) / 1e9;
     double bs = (double)(ctl_now(c) - m->bus0) / 1e9;
     if (c->json) {
@@ -82,7 +83,8 @@ static void meter_end(ctl *c, meter *m, uint64_t bytes)
         j_end_obj();
         return;
     }
-    fprintf(stderr, "time to transfer data: %.6f secs at %.2f MB/sec; bus time %.6f secs at %.2f MB/sec\n", s,
+    fprintf(stderr, "time to %s: %.6f secs at %.2f MB/sec; bus time %.6f secs at %.2f MB/sec\n",
+            verify ? "verify the medium" : "transfer data", s,
             s > 0 ? (double)bytes / s / 1e6 : 0.0, bs, bs > 0 ? (double)bytes / bs / 1e6 : 0.0);
 }
 

@@ -83,7 +83,7 @@ static void j_hex(const char *key, const uint8_t *b, size_t n)
 int cmd_cmd(ctl *c, int argc, char **argv)
 {
     const char *path = NULL, *ifile = NULL, *ofile = NULL;
-    uint64_t rlen = 0, slen = 0, tmo = 0;
+    uint64_t rlen = 0, slen = 0, tmo = 0, retries = 4;
     bool have_r = false, have_s = false, hex = false;
     char *hexargs[64];
     int nhex = 0;
@@ -108,6 +108,10 @@ int cmd_cmd(ctl *c, int argc, char **argv)
         } else if (strcmp(a, "--timeout") == 0) {
             if (!ctl_parse_u64(v, &tmo) || tmo == 0 || tmo > 3600000)
                 return ctl_usage(c, "bad --timeout '%s' (1..3600000 ms)", v);
+            i++;
+        } else if (strcmp(a, "--retries") == 0) {
+            if (!ctl_parse_u64(v, &retries) || retries > 16)
+                return ctl_usage(c, "bad --retries '%s' (0..16)", v);
             i++;
         } else if (strcmp(a, "--hex") == 0) {
             hex = true;
@@ -165,7 +169,9 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     }
     ctl_io io;
     ctl_io_init(&io, t, l, cdb, clen, have_r ? PCAM_DIR_IN : have_s ? PCAM_DIR_OUT : PCAM_DIR_NONE, buf, len);
-    io.ccb.u.io.retries = 0; /* as sg_raw: what the device answers, not what retries make of it */
+    /* The core's retries absorb a power-on UNIT ATTENTION; --retries 0
+     * shows what the device answers, as sg_raw does. */
+    io.ccb.u.io.retries = (uint8_t)retries;
     io.ccb.timeout_ms = (uint32_t)tmo;
     char cdbtext[256];
     pcam_cdb_format(cdb, (size_t)clen, 512, cdbtext, sizeof cdbtext);
@@ -400,9 +406,9 @@ static void show_mode(ctl *c, uint8_t t, uint8_t l, const uint8_t *b, size_t got
 }
 
 /* Ask on the terminal; without one (or with --yes) the answer is given. */
-static bool confirm(ctl *c, const char *question)
+static bool confirm(ctl *c, const char *question, bool yes)
 {
-    if (c->yes)
+    if (yes)
         return true;
     if (!isatty(0) || c->script) {
         ctl_err(c, CTL_ENOTCONF, "%s: not confirmed (no terminal to ask on: give --yes)", question);
@@ -421,7 +427,7 @@ int cmd_modepage(ctl *c, int argc, char **argv)
 {
     const char *path = NULL, *set = NULL;
     uint64_t page = 0x3F, pcv = 0;
-    bool hex = false;
+    bool hex = false, yes = c->yes;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--page") == 0) {
@@ -437,7 +443,7 @@ int cmd_modepage(ctl *c, int argc, char **argv)
         } else if (strcmp(a, "--set") == 0) {
             set = argv[++i];
         } else if (strcmp(a, "--yes") == 0) {
-            c->yes = true;
+            yes = true;
         } else if (strcmp(a, "--hex") == 0) {
             hex = true;
         } else if (path == NULL) {
@@ -513,7 +519,7 @@ int cmd_modepage(ctl *c, int argc, char **argv)
         snprintf(question + qn, sizeof question - qn, "; MODE SELECT?");
     if (!c->json)
         printf("%s\n", question);
-    if (!confirm(c, "apply the change"))
+    if (!confirm(c, "apply the change", yes))
         return CTL_ENOTCONF;
     /* MODE SELECT(10), PF: the header's mode data length is reserved (0), PS
      * is reserved in the page; no block descriptor (DBD was set). */
@@ -582,7 +588,7 @@ int cmd_requests(ctl *c, int argc, char **argv)
     size_t got = sizeof s - io.ccb.u.io.resid;
     pcam_sense d;
     pcam_err e = pcam_sense_decode(s, got, &d);
-    if (c->json) {
+    if (c->json && e == PCAM_OK) {
         j_obj(NULL);
         j_u64("target", t);
         j_u64("lun", l);

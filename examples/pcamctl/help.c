@@ -39,9 +39,10 @@ static const ctl_cmd cmds[] = {
     {"verify", cmd_verify, "verify PATH [--lba N] [--count N]",
      "VERIFY(10/16) of blocks on the medium (default: all)", " --lba --count ",
      " --progress --no-progress ", false},
-    {"cmd", cmd_cmd, "cmd PATH CDB-HEX... [-r LEN [-o FILE]] [-s LEN [-i FILE]] [--timeout MS] [--hex]",
+    {"cmd", cmd_cmd,
+     "cmd PATH CDB-HEX... [-r LEN [-o FILE]] [-s LEN [-i FILE]] [--timeout MS] [--retries N] [--hex]",
      "a raw CDB: -r reads LEN bytes of data in, -s sends LEN bytes out (from FILE, else zeros)",
-     " -r --in -s --out -i -o --timeout ", " --hex ", false},
+     " -r --in -s --out -i -o --timeout --retries ", " --hex ", false},
     {"modepage", cmd_modepage, "modepage PATH [--page P] [--pc cur|chg|def|sav] [--set OFF=BYTE,...] [--yes]",
      "MODE SENSE(10) of a page, decoded; --set changes bytes with MODE SELECT after a confirmation",
      " --page --pc --set ", " --yes --hex ", false},
@@ -137,8 +138,26 @@ int cmd_help(ctl *c, int argc, char **argv)
 {
     if (argc > 1)
         return ctl_usage(c, "help takes one command name");
-    if (argc == 1)
+    if (argc == 1 && !c->json)
         return ctl_cmd_help(c, argv[0]);
+    if (c->json) {
+        j_obj(NULL);
+        j_str("version", ctl_version);
+        j_arr("commands");
+        for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+            if (argc == 1 && strcmp(argv[0], cmds[i].name) != 0)
+                continue;
+            j_obj(NULL);
+            j_str("name", cmds[i].name);
+            j_str("usage", cmds[i].usage);
+            j_str("summary", cmds[i].summary);
+            j_end_obj();
+        }
+        j_end_arr();
+        j_end_obj();
+        j_done();
+        return 0;
+    }
     ctl_print_help(stdout);
     return 0;
 }

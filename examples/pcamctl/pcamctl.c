@@ -189,6 +189,8 @@ int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
         j_obj(NULL);
         j_bool("ok", false);
         j_str("command", what);
+        j_u64("exit_status", CTL_EFAIL);
+        j_str("kind", "scsi");
         j_str("status", io->status == 0xFFFFFFFFu ? "NOT_COMPLETED" : pcam_status_name(io->status));
         j_u64("scsi_status", io->ccb.u.io.scsi_status);
         if (io->status != 0xFFFFFFFFu && (io->status & PCAM_AUTOSNS_VALID))
