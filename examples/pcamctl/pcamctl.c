@@ -113,22 +113,27 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
     c->quiet = true;
     uint32_t ist = ctl_io_run(c, &io);
     c->quiet = q;
-    if (ist == 0xFFFFFFFFu || (ist & PCAM_STATUS_MASK) == PCAM_SEL_TIMEOUT)
-        return ctl_err(c, CTL_ENODEV, "no device at %u:%u (%s)", target, lun,
-                       ist == 0xFFFFFFFFu ? "INQUIRY did not complete" : "selection timeout: nothing answers at that ID");
+    /* Only a selection timeout or "no LU here" means no device; a target
+     * that answers BUSY, hangs or fails is there and the failure is said. */
+    if ((ist & PCAM_STATUS_MASK) == PCAM_SEL_TIMEOUT && ist != 0xFFFFFFFFu)
+        return ctl_err(c, CTL_ENODEV, "no device at %u:%u (selection timeout: nothing answers at that ID)",
+                       target, lun);
+    if (ist == 0xFFFFFFFFu)
+        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table and did not finish an INQUIRY (it hangs)",
+                       target, lun);
     if ((ist & PCAM_STATUS_MASK) == PCAM_REQ_CMP) {
         pcam_inquiry inq;
         if (pcam_inquiry_parse(data, sizeof data - io.ccb.u.io.resid, &inq) == PCAM_OK && inq.qualifier != 0)
             return ctl_err(c, CTL_ENODEV, "no device at %u:%u (target %u answers, peripheral qualifier %u: no LU there)",
                            target, lun, target, inq.qualifier);
-        return ctl_err(c, CTL_ENODEV, "no device at %u:%u in the scan's table; INQUIRY answers now: run 'rescan'",
+        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'",
                        target, lun);
     }
     char why[256];
     ctl_io_describe(&io, why, sizeof why);
     if ((ist & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR && io.ccb.u.io.scsi_status == 0x08)
         snprintf(why, sizeof why, "the target answers BUSY (SCSI status 0x08) after the core's retries");
-    return ctl_err(c, CTL_ENODEV, "no device at %u:%u in the scan: %s", target, lun, why);
+    return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table: %s", target, lun, why);
 }
 
 void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,

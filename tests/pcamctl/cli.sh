@@ -9,7 +9,7 @@
 # sim_lu.c's INQUIRY bytes (byte 7 = 32h: WBus16, Sync, CmdQue), files
 # compared with dd and cmp, and pcamdecode's rendering of the same bytes.
 #
-# usage: cli.sh CASE   with PCAMCTL, PCAMDECODE, WORK, SRC set
+# usage: cli.sh CASE   with PCAMCTL, PCAMDECODE, WORK, SRC, BUILD set
 # (tests/pcamctl/CMakeLists.txt passes them).
 set -u
 . "${SRC:?}/tests/pcamctl/lib.sh"
@@ -313,9 +313,13 @@ failures)
     has out "1 device; failed during the scan (not listed): target 0"
     run 0 "$P" --json --sim "0:disk:hang=1,3:cd" devlist
     jeq out '.scan_failed_targets[0]' 0
-    # A BUSY target is not "no device" without a reason.
-    run 3 "$P" --sim "0:disk:busy=20" tur 0
-    has err "the target answers BUSY (SCSI status 0x08)"
+    # A BUSY target is there: a failure saying BUSY (1), not "no device" (3).
+    run 1 "$P" --sim "0:disk:busy=20" tur 0
+    has err "0:0 is not in the scan's table: the target answers BUSY (SCSI status 0x08)"
+    hasnt err "no device"
+    # A target that hung at the scan and answers now: said, with what to do.
+    run 1 "$P" --sim "0:disk:hang=1" tur 0
+    has err "INQUIRY answers now: run 'rescan'"
     run 3 "$P" --sim "0:disk" tur 4
     has err "no device at 4:0 (selection timeout: nothing answers at that ID)"
     # Out-of-range limits are refused with the range; nothing is changed.
@@ -493,9 +497,15 @@ manpage)
     echo "$out" | grep -qw readcap || fail "completion of 'rea' lacks readcap: $out"
     out=$(bash -c ". '$C'; COMP_WORDS=(pcamctl read 0 --l); COMP_CWORD=3; _pcamctl; echo \"\${COMPREPLY[*]}\"")
     echo "$out" | grep -qw -- --lba || fail "completion of 'read 0 --l' lacks --lba: $out"
-    # Installed with the tool.
-    grep -q "pcamctl.1" "$SRC/examples/pcamctl/CMakeLists.txt" || fail "pcamctl.1 is not installed"
-    grep -q "bash-completion" "$SRC/examples/pcamctl/CMakeLists.txt" || fail "the completion is not installed"
+    # Installed with the tool: run examples/pcamctl's own install script
+    # into a scratch prefix (the tool, the two man pages, the completion).
+    cmake -DCMAKE_INSTALL_PREFIX="$WORK/prefix" -P "${BUILD:?}/examples/pcamctl/cmake_install.cmake" >inst.log 2>&1 ||
+        { cat inst.log; fail "installing examples/pcamctl failed"; }
+    for f in bin/pcamctl share/man/man1/pcamctl.1 share/man/man1/pcamdecode.1 \
+             share/bash-completion/completions/pcamctl; do
+        [ -f "$WORK/prefix/$f" ] || { find "$WORK/prefix"; fail "$f is not installed"; }
+    done
+    cmp "$WORK/prefix/share/man/man1/pcamctl.1" "$M" || fail "the installed man page differs"
     ;;
 *)
     fail "unknown case"

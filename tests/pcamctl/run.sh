@@ -354,6 +354,16 @@ memcheck)
     run 0 $V "$P" --sim "0:disk" trace -o v.vcd --phases reset dev 0
     # shellcheck disable=SC2086
     run 1 $V "$P" sense 12 34
+    # The newer commands, in one script on one bus.
+    printf '%s\n' "inquiry 3" "inquiry 3 --vpd 0x80" "cmd 0 12 00 00 00 24 00 -r 36" "requests 0" \
+        "modepage 0 --page 8 --set 2=4 --yes" "--json modepage 0" "reportluns 0" "verify 0 --count 64" \
+        "eject 3" "! tur 3" "rescan" "--json devlist -v" "negotiate 0 --period 0x19" "! tur 4" >s.txt
+    # shellcheck disable=SC2086
+    run 0 $V "$P" --sim "0:disk:4M,3:cd" script s.txt
+    # shellcheck disable=SC2086
+    run 0 $V "$P" --json vpd 00 b0 00 3c 00 08 00 01 00 00 10 00
+    # shellcheck disable=SC2086
+    run 2 $V "$P" --json read 0 --lba
     ;;
 *)
     fail "unknown case"
