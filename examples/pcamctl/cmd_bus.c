@@ -19,7 +19,10 @@ void ctl_fmt_xfer(const pcam_xfer_settings *x, char *buf, size_t cap)
     }
     uint32_t ps = pcam_period_factor_to_ps(x->period);
     bool dt = (x->ppr_options & PCAM_PPR_DT_REQ) != 0;
-    double mbs = ps ? 1e6 / (double)ps * (x->width ? 2.0 : 1.0) * (dt ? 2.0 : 1.0) : 0.0;
+    /* The period factor gives the transfer period (SPI-4): one transfer of
+     * 1 or 2 bytes per period, DT or not (DT halves the REQ rate instead),
+     * so 09h (12.5 ns) wide is Ultra160's 160 MB/s. */
+    double mbs = ps ? 1e6 / (double)ps * (x->width ? 2.0 : 1.0) : 0.0;
     snprintf(buf, cap, "0x%02X (%.2f ns) offset %u %s%s %.1f MB/s", x->period, (double)ps / 1000.0,
              x->offset, w, dt ? " DT" : "", mbs);
 }
@@ -191,6 +194,8 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
     if (have_tp)
         pcam_sim_target_agreement(c->rig.sim, t, &tp);
     static const char *const names[3] = {"user", "goal", "current"};
+    const char *lu_why = NULL;
+    bool lu_tagged = ctl_lu_tagged(c, t, 0, &lu_why);
     if (c->json) {
         j_obj(NULL);
         j_u64("target", t);
@@ -219,6 +224,9 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
         } else {
             j_null("target_side");
         }
+        j_bool("lun0_tagged", lu_tagged);
+        if (lu_why != NULL)
+            j_str("lun0_untagged_because", lu_why);
         j_end_obj();
         j_done();
         return 0;
@@ -232,6 +240,10 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
         printf("  %-8s %-44s disconnect %-3s tags %s\n", names[k], text, s[k].disconnect ? "on" : "off",
                s[k].tagged ? "on" : "off");
     }
+    /* The agreement's "tags on" is the target's; whether LUN 0's commands
+     * carry tags also needs its INQUIRY CmdQue. */
+    printf("  lun 0    commands go %s%s%s\n", lu_tagged ? "tagged" : "untagged", lu_why != NULL ? ": " : "",
+           lu_why != NULL ? lu_why : "");
     if (!have_tp) {
         printf("  %-8s (not known: only the simulated bus shows the target's side)\n", "target");
         return 0;

@@ -64,7 +64,8 @@ int ctl_parse_path(ctl *c, const char *s, uint8_t *target, uint8_t *lun, bool al
     }
     if (n > 3)
         return ctl_usage(c, "'%s': a path is [BUS:]TARGET[:LUN]", s);
-    bool named_bus = n >= 2 && !all_digits(part[0]);
+    uint64_t dummy;
+    bool named_bus = n == 2 && !ctl_parse_u64(part[0], &dummy); /* "sim0:3", not "0x5:1" */
     if (n == 3 || named_bus) {
         const char *bs = part[0];
         if (strcmp(bs, ctl_bus_name(c)) != 0 && (!ctl_parse_u64(bs, &b) || b != 0))

@@ -60,6 +60,10 @@ paths)
     has out "3:0: <PCAMSIM SIMCD"
     run 0 "$P" --sim "$S" inquiry sim0:5:1
     has out "5:1: <"
+    run 0 "$P" --sim "$S" inquiry 0x5:0x1
+    has out "5:1: <"
+    run 0 "$P" --sim "$S" inquiry 05:02
+    has out "5:2: <"
     run 2 "$P" --sim "$S" inquiry 1:5:2
     has err "no bus '1': the sim back-end has one bus, 0 (sim0)"
     run 2 "$P" --sim "$S" inquiry esp0:3
@@ -263,6 +267,13 @@ progress)
     hasnt err "ETA"
     has err "time to transfer data: "
     has err "MB/sec; bus time "
+    # On a terminal (script(1) of bsdutils, Essential in Debian, gives one)
+    # progress shows by itself, rewritten in place with carriage returns.
+    script -qec "$P --sim 0:disk:16M read 0 --lba 0 --count 32768 -o /dev/null" /dev/null >tty.out 2>&1 ||
+        { cat tty.out; fail "read on a terminal failed"; }
+    has tty.out "16.0 of 16.0 MiB (100%)"
+    has tty.out " MB/s ETA "
+    tr '\r' '\n' <tty.out | grep -q '^read [0-9.]* of 16.0 MiB' || fail "progress is not rewritten in place"
     run 0 "$P" --sim "0:disk:16M" read 0 --lba 0 --count 32768 -o /dev/null --progress
     has err "ETA"
     has err "16.0 of 16.0 MiB (100%)"
@@ -279,6 +290,10 @@ shown)
     # its commands carry no SIMPLE QUEUE TAG (20h) in the phase log.
     run 0 "$P" --sim "0:disk,3:cd" tags 3
     has out "3:0: tagged queuing off: the LU's INQUIRY says CmdQue=0"
+    run 0 "$P" --sim "0:disk,3:cd" negotiate 3
+    has out "lun 0    commands go untagged: the LU's INQUIRY says CmdQue=0"
+    run 0 "$P" --json --sim "0:disk,3:cd" negotiate 0
+    jeq out .lun0_tagged true
     run 0 "$P" --sim "0:disk,3:cd:noua" trace -o cd.vcd --phases read 3 --lba 0 --count 1 -o c.bin
     hasnt out "MSG OUT 0x20"
     run 0 "$P" --sim "0:disk:noua,3:cd" trace -o d.vcd --phases read 0 --lba 0 --count 1 -o d.bin
@@ -329,6 +344,9 @@ failures)
     run 2 "$P" --sim "0:disk" negotiate 0 --offset 200
     has err "valid 0..31 on pcam-sim"
     run 2 "$P" --sim "bus:narrow,0:disk" negotiate 0 --width 16
+    # SPI-4: factor 09h is a 12.5 ns transfer period (DT), wide: 160 MB/s (Ultra160).
+    run 0 "$P" --sim "0:disk:fast80" negotiate 0
+    grep "^  current" out | grep -F -q "0x09 (12.50 ns) offset 16 wide DT 160.0 MB/s" || fail "Ultra160 not 160 MB/s"
     # What did change is said; a no-op says so.
     run 0 "$P" --sim "0:disk" negotiate 0 --period 0x32
     has out "user limits changed: period 9 -> 50"
