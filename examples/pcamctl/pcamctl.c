@@ -9,6 +9,7 @@
  * in help.c, the topology grammar in simspec.c, the man page in pcamctl.1.
  * Nothing here talks to a chip: only CCBs through the back-end seam.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +251,25 @@ static int apply_fault(ctl *c, const char *v)
     return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: no --qemu-drive %u:%u", v, (unsigned)id, (unsigned)lun);
 }
 
+/* An error before the command runs: the message, and with --json its object. */
+static int early(ctl *c, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int early(ctl *c, int code, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctl_err(c, code, "%s", msg);
+    if (c->json)
+        ctl_json_error(c, code);
+    return code;
+}
+
 int main(int argc, char **argv)
 {
     static ctl c;
@@ -272,11 +292,15 @@ int main(int argc, char **argv)
     pcam_bus_config_defaults(&c.bcfg);
     if (sim == NULL || *sim == '\0')
         sim = DEFAULT_SIM;
+    /* --json anywhere (before "--") makes even an early error a JSON object. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            c.json = true;
     /* --opt=value becomes --opt value (before a "--"). */
     for (int i = 1; i < argc; i++) {
         char *a = argv[i], *eq = strchr(a, '=');
         if (n + 2 > MAX_ARGS)
-            return ctl_err(&c, CTL_EUSAGE, "more than %d arguments", MAX_ARGS - 2);
+            return early(&c, CTL_EUSAGE, "more than %d arguments", MAX_ARGS - 2);
         if (strcmp(a, "--") == 0)
             dashdash = true;
         if (!dashdash && strncmp(a, "--", 2) == 0 && eq != NULL && (size_t)(eq - a) < sizeof split[0]) {
@@ -306,7 +330,7 @@ int main(int argc, char **argv)
             continue;
         }
         if (takes && v == NULL)
-            return ctl_err(&c, CTL_EUSAGE, "option %s needs a value (pcamctl help)", a);
+            return early(&c, CTL_EUSAGE, "option %s needs a value (pcamctl help)", a);
         if (strcmp(a, "--json") == 0) {
             c.json = true;
         } else if (strcmp(a, "--polled") == 0) {
@@ -325,22 +349,22 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--qemu-arg") == 0) {
             if (c.nqargs == CTL_QEMU_MAX_ARGS)
-                return ctl_err(&c, CTL_EUSAGE, "at most %d --qemu-arg options", CTL_QEMU_MAX_ARGS);
+                return early(&c, CTL_EUSAGE, "at most %d --qemu-arg options", CTL_QEMU_MAX_ARGS);
             c.qemu_args[c.nqargs++] = v;
             i++;
         } else if (strcmp(a, "--qemu-fault") == 0) {
             if (nfaults == MAX_FAULTS)
-                return ctl_err(&c, CTL_EUSAGE, "at most %d --qemu-fault options", MAX_FAULTS);
+                return early(&c, CTL_EUSAGE, "at most %d --qemu-fault options", MAX_FAULTS);
             faults[nfaults++] = v;
             i++;
         } else if (strcmp(a, "--qemu-drive") == 0) {
             if (c.nqdrives == CTL_QEMU_MAX_DRIVES)
-                return ctl_err(&c, CTL_EUSAGE, "at most %d --qemu-drive options", CTL_QEMU_MAX_DRIVES);
+                return early(&c, CTL_EUSAGE, "at most %d --qemu-drive options", CTL_QEMU_MAX_DRIVES);
             if (ctl_qdrive_parse(v, &c.qdrives[c.nqdrives], err, sizeof err) != 0)
-                return ctl_err(&c, CTL_EUSAGE, "--qemu-drive %s", err);
+                return early(&c, CTL_EUSAGE, "--qemu-drive %s", err);
             for (size_t k = 0; k < c.nqdrives; k++)
                 if (c.qdrives[k].id == c.qdrives[c.nqdrives].id && c.qdrives[k].lun == c.qdrives[c.nqdrives].lun)
-                    return ctl_err(&c, CTL_EUSAGE, "--qemu-drive %s: %u:%u is given twice", v,
+                    return early(&c, CTL_EUSAGE, "--qemu-drive %s: %u:%u is given twice", v,
                                    c.qdrives[k].id, c.qdrives[k].lun);
             c.nqdrives++;
             i++;

@@ -374,6 +374,10 @@ exitcodes)
     check 2 "$P" --json --sim 0:disk read 0 --lba
     check 2 "$P" --json frobnicate
     check 2 "$P" --json --frob devlist
+    check 2 "$P" --frob devlist --json
+    check 2 "$P" --json --qemu-drive 0:tape:x devlist
+    check 2 "$P" --json devlist --sim
+    check 2 "$P" --json
     check 2 "$P" --json --sim 0:tape devlist
     check 2 "$P" --json --sim 0:disk inquiry 1:0:0
     check 3 "$P" --json --sim 0:disk inquiry 4
