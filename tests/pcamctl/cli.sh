@@ -494,9 +494,10 @@ manpage)
     run 0 "$P" help
     sed -n '/^commands:/,/^$/p' out | awk 'NF && $1 != "commands:" { print $1 }' >cmds
     [ "$(wc -l <cmds)" -ge 25 ] || { cat out; fail "too few commands in help"; }
+    sed -n '/^_pcamctl_commands="/,/"$/p' "$C" | sed 's/^_pcamctl_commands="//; s/"$//' >ccmds
     while read -r cmd; do
-        grep -q "^\.SS $cmd\b" "$M" || fail "pcamctl.1 has no .SS section for '$cmd'"
-        grep -q "\b$cmd\b" "$C" || fail "the completion lacks '$cmd'"
+        grep -q "^\.SS $cmd\$" "$M" || fail "pcamctl.1 has no .SS section for '$cmd'"
+        grep -q -w -- "$cmd" ccmds || fail "the completion's command list lacks '$cmd'"
     done <cmds
     sed -n 's/^ *CTL_[A-Z]* = \([0-9]*\),.*/\1/p; s/^ *CTL_[A-Z]* = \([0-9]*\) .*/\1/p' \
         "$SRC/examples/pcamctl/ctl.h" | sort -u >codes
@@ -504,13 +505,14 @@ manpage)
     while read -r code; do
         grep -q "^\.IP $code\$" "$M" || fail "pcamctl.1 does not list exit status $code"
     done <codes
-    # Every global option in the help text is in the man page.
+    # Every global option in the help text is in the man page (roff's "\-" read as "-").
+    sed 's/\\-/-/g; s/\\f[BIRP]//g' "$M" >man.txt
     for opt in $(sed -n 's/^  \(--[a-z-]*\).*/\1/p' out); do
-        grep -q -- "$(echo "$opt" | sed 's/-/\\\\-/g')" "$M" || fail "pcamctl.1 lacks $opt"
+        grep -q -w -- "$opt" man.txt || fail "pcamctl.1 lacks $opt"
     done
-    D="$SRC/examples/pcamctl/pcamdecode.1"
+    sed 's/\\-/-/g; s/\\f[BIRP]//g' "$SRC/examples/pcamctl/pcamdecode.1" >dman.txt
     for w in cdb sense msg asc --block-size; do
-        grep -q -- "$(echo "$w" | sed 's/-/\\\\-/g')" "$D" || fail "pcamdecode.1 lacks $w"
+        grep -q -w -- "$w" dman.txt || fail "pcamdecode.1 lacks $w"
     done
     # The completion is valid bash and completes a command and an option.
     bash -n "$C" || fail "the completion is not valid bash"
