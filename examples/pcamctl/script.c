@@ -14,7 +14,7 @@
  * to that line. The script's exit status is that of the first line that
  * did not do what it was expected to (1 for an expected failure that
  * succeeded), else 0. Commands that build their own bus (trace, bench on
- * QEMU, script) are refused here.
+ * QEMU, script) are refused here: a script never opens a second bus.
  */
 #include <string.h>
 #include <unistd.h>
