@@ -481,6 +481,13 @@ EOF
     printf 'tur 0\ntags 0 --no-aging\n' >tg.txt
     run 2 "$P" --sim "0:disk" script tg.txt
     has err "configure the bus when it is built"
+    # Interactive on a terminal (script(1)): a prompt per line, errors said,
+    # the session goes on until quit.
+    printf 'tur 0\ntur 4\nreadcap 0\nquit\n' | script -qec "$P --sim 0:disk:1M script" /dev/null >tty.out 2>&1 ||
+        { cat tty.out; fail "interactive script failed"; }
+    [ "$(grep -o 'pcamctl> ' tty.out | wc -l)" -ge 3 ] || { cat tty.out; fail "no prompt per line"; }
+    has tty.out "no device at 4:0"
+    has tty.out "last LBA 2047"
     run 2 "$P" --sim "0:disk" script "$WORK/none.txt" extra
     run 5 "$P" --sim "0:disk" script "$WORK/none.txt"
     run 2 "$P" --sim "0:disk" hmp info block
