@@ -11,6 +11,7 @@
  * A malformed input is reported with the codec's reason and exit status 1.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,8 +131,16 @@ int main(int argc, char **argv)
     int first = 2;
     if (strcmp(what, "cdb") == 0 && argc > 3 && strcmp(argv[2], "--block-size") == 0) {
         char *end;
-        unsigned long v = strtoul(argv[3], &end, 0);
-        if (*end != '\0' || v > UINT32_MAX) {
+        const char *num = argv[3];
+        int base = 10;
+        /* Decimal unless 0x: base 0 would take "0512" as octal. */
+        if (num[0] == '0' && (num[1] == 'x' || num[1] == 'X')) {
+            base = 16;
+            num += 2;
+        }
+        errno = 0;
+        unsigned long v = strtoul(num, &end, base);
+        if (!isxdigit((unsigned char)num[0]) || *end != '\0' || errno != 0 || v > UINT32_MAX) {
             fprintf(stderr, "pcamdecode: bad block size '%s'\n", argv[3]);
             return 2;
         }

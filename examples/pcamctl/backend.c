@@ -96,6 +96,7 @@ static int add_target(ctl *c, uint8_t id)
                 (void)pcam_simlu_add_medium_error(lu, t->merr[i]);
         } else {
             pcam_simlu_init_cdrom(lu, store, t->bytes / t->block_size, t->vendor, t->product);
+            pcam_simlu_set_serial(lu, serial); /* VPD 80h answers with it, as for a disk */
         }
     }
     return 0;
@@ -184,6 +185,13 @@ static int qemu_esp_open(ctl *c)
 }
 
 const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_esp_open, NULL, NULL, NULL, NULL};
+
+int cmd_hmp(ctl *c, int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    return ctl_err(c, ctl_is_sim(c) ? CTL_EUSAGE : CTL_EBACKEND, "hmp: the QEMU monitor needs --backend qemu-esp");
+}
 #endif
 
 bool ctl_is_sim(const ctl *c)
@@ -246,6 +254,35 @@ pcam_bus *ctl_bus(ctl *c)
     return &c->rig.bus;
 }
 
+/* What went wrong during the scan, from the event ring: a target that
+ * timed out, needed a reset or broke the protocol is left out of the table,
+ * and the user should hear why instead of seeing one device fewer. The
+ * events stay readable for nobody afterwards (reset reads its own). */
+static void scan_report(ctl *c)
+{
+    pcam_event ev[PCAM_EVENT_RING];
+    size_t n = pcam_bus_read_events(ctl_bus(c), ev, PCAM_EVENT_RING);
+    uint32_t seen[PCAM_MAX_TARGETS];
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < n; i++) {
+        uint16_t code = ev[i].code;
+        if (code != PCAM_EV_TIMEOUT && code != PCAM_EV_ABORT_SENT && code != PCAM_EV_BDR_SENT &&
+            code != PCAM_EV_PARITY && code != PCAM_EV_UNEXP_FREE && code != PCAM_EV_BAD_PHASE &&
+            code != PCAM_EV_LUN_RESET && code != PCAM_EV_BUS_RESET)
+            continue;
+        if (ev[i].target < PCAM_MAX_TARGETS) {
+            if (seen[ev[i].target] & (1u << code))
+                continue;
+            seen[ev[i].target] |= 1u << code;
+            c->scan_trouble |= (uint16_t)(1u << ev[i].target);
+            ctl_warn(c, "scan: target %u: %s%s", ev[i].target, ctl_event_name(code),
+                     code == PCAM_EV_TIMEOUT ? " (it accepted a command and did not finish it)" : "");
+        } else if (code == PCAM_EV_BUS_RESET) {
+            ctl_warn(c, "scan: the bus was reset (recovery)");
+        }
+    }
+}
+
 /* The VCD and the phase log start together, before or after the scan. */
 static int start_trace(ctl *c)
 {
@@ -264,6 +301,8 @@ static int start_trace(ctl *c)
 
 int ctl_open(ctl *c)
 {
+    if (c->open)
+        return 0; /* script mode: the bus is already up */
     int rc = c->be->open(c);
     if (rc != 0)
         return rc;
@@ -279,6 +318,7 @@ int ctl_open(ctl *c)
             return ctl_err(c, CTL_EFAIL, "bus scan failed: %s",
                            st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
         }
+        scan_report(c);
     }
     if (!c->vcd_with_scan && (rc = start_trace(c)) != 0)
         return rc;

@@ -19,7 +19,10 @@ void ctl_fmt_xfer(const pcam_xfer_settings *x, char *buf, size_t cap)
     }
     uint32_t ps = pcam_period_factor_to_ps(x->period);
     bool dt = (x->ppr_options & PCAM_PPR_DT_REQ) != 0;
-    double mbs = ps ? 1e6 / (double)ps * (x->width ? 2.0 : 1.0) * (dt ? 2.0 : 1.0) : 0.0;
+    /* The period factor gives the transfer period (SPI-4): one transfer of
+     * 1 or 2 bytes per period, DT or not (DT halves the REQ rate instead),
+     * so 09h (12.5 ns) wide is Ultra160's 160 MB/s. */
+    double mbs = ps ? 1e6 / (double)ps * (x->width ? 2.0 : 1.0) : 0.0;
     snprintf(buf, cap, "0x%02X (%.2f ns) offset %u %s%s %.1f MB/s", x->period, (double)ps / 1000.0,
              x->offset, w, dt ? " DT" : "", mbs);
 }
@@ -105,10 +108,10 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
         } else if (path == NULL && a[0] != '-') {
             path = a;
         } else {
-            return ctl_err(c, CTL_EUSAGE, "negotiate: unexpected argument '%s'", a);
+            return ctl_usage(c, "unexpected argument '%s'", a);
         }
         if (!ok)
-            return ctl_err(c, CTL_EUSAGE, "negotiate: bad value for %s", a);
+            return ctl_usage(c, "bad value for %s", a);
     }
     uint8_t t, l;
     int rc = ctl_parse_path(c, path, &t, &l, false);
@@ -119,12 +122,30 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
     if (rc != 0)
         return rc;
     bool changing = set_period || set_offset || set_width || set_dt || set_disc || set_tags || is_async;
-    pcam_xfer_settings s[3];
+    pcam_xfer_settings s[3], before, asked;
     memset(s, 0, sizeof s);
+    char change[512] = "";
     if (changing) {
+        pcam_ccb pi;
+        memset(&pi, 0, sizeof pi);
+        pi.func = PCAM_FN_PATH_INQ;
+        if (ctl_sync(c, &pi, 1000) != PCAM_REQ_CMP)
+            return ctl_err(c, CTL_EFAIL, "path inquiry failed");
+        unsigned minp = pi.u.pathinq.min_period, maxo = pi.u.pathinq.max_offset;
+        /* Refuse what the chip cannot do rather than let the core quietly clamp it. */
+        if (set_period && (period < minp || period > 0xFF))
+            return ctl_usage(c, "--period 0x%02llx is out of range: valid 0x%02x..0xff on %s (0x%02x is the "
+                             "fastest; --async for asynchronous)",
+                             (unsigned long long)period, minp, pi.u.pathinq.chip_name, minp);
+        if (set_offset && offset > maxo)
+            return ctl_usage(c, "--offset %llu is out of range: valid 0..%u on %s (0 = asynchronous)",
+                             (unsigned long long)offset, maxo, pi.u.pathinq.chip_name);
+        if (set_width && width == 16 && !(pi.u.pathinq.hal_flags & PCAM_HAL_CAP_WIDE))
+            return ctl_usage(c, "--width 16: %s is a narrow chip (valid: 8)", pi.u.pathinq.chip_name);
         rc = tran(c, PCAM_FN_GET_TRAN, t, PCAM_TRAN_USER, &s[0]);
         if (rc != 0)
             return rc;
+        before = s[0];
         if (set_period) s[0].period = (uint8_t)period;
         if (set_offset) s[0].offset = (uint8_t)offset;
         if (set_width) s[0].width = width == 16 ? 1 : 0;
@@ -136,9 +157,31 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
             s[0].period = 0;
             s[0].offset = 0;
         }
+        asked = s[0];
         rc = tran(c, PCAM_FN_SET_TRAN, t, PCAM_TRAN_USER, &s[0]);
+        if (rc == 0)
+            rc = tran(c, PCAM_FN_GET_TRAN, t, PCAM_TRAN_USER, &s[0]);
         if (rc != 0)
             return rc;
+        /* Say what changed, and what the core kept different from what was asked. */
+        size_t k = 0;
+        static const char *const fname[] = {"period", "offset", "width", "ppr_options", "disconnect", "tags"};
+        unsigned b[6] = {before.period, before.offset, before.width ? 16u : 8u, before.ppr_options,
+                         before.disconnect, before.tagged};
+        unsigned a[6] = {s[0].period, s[0].offset, s[0].width ? 16u : 8u, s[0].ppr_options, s[0].disconnect,
+                         s[0].tagged};
+        unsigned q[6] = {asked.period, asked.offset, asked.width ? 16u : 8u, asked.ppr_options, asked.disconnect,
+                         asked.tagged};
+        for (int f = 0; f < 6 && k < sizeof change; f++) {
+            if (a[f] != b[f])
+                k += (size_t)snprintf(change + k, sizeof change - k, "%s%s %u -> %u", k ? ", " : "", fname[f],
+                                      b[f], a[f]);
+            if (a[f] != q[f] && k < sizeof change)
+                k += (size_t)snprintf(change + k, sizeof change - k, "%s%s: asked %u, the core keeps %u",
+                                      k ? ", " : "", fname[f], q[f], a[f]);
+        }
+        if (k == 0)
+            snprintf(change, sizeof change, "unchanged (they were already so)");
     }
     rc = poke(c, t, 0);
     for (int k = 0; rc == 0 && k < 3; k++)
@@ -151,9 +194,13 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
     if (have_tp)
         pcam_sim_target_agreement(c->rig.sim, t, &tp);
     static const char *const names[3] = {"user", "goal", "current"};
+    const char *lu_why = NULL;
+    bool lu_tagged = ctl_lu_tagged(c, t, 0, &lu_why);
     if (c->json) {
         j_obj(NULL);
         j_u64("target", t);
+        if (changing)
+            j_str("user_change", change);
         for (int k = 0; k < 3; k++) {
             char text[96];
             ctl_fmt_xfer(&s[k], text, sizeof text);
@@ -177,17 +224,26 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
         } else {
             j_null("target_side");
         }
+        j_bool("lun0_tagged", lu_tagged);
+        if (lu_why != NULL)
+            j_str("lun0_untagged_because", lu_why);
         j_end_obj();
         j_done();
         return 0;
     }
-    printf("target %u transfer agreement%s\n", t, changing ? " (user limits changed)" : "");
+    printf("target %u transfer agreement\n", t);
+    if (changing)
+        printf("  user limits %s%s\n", strncmp(change, "unchanged", 9) == 0 ? "" : "changed: ", change);
     for (int k = 0; k < 3; k++) {
         char text[96];
         ctl_fmt_xfer(&s[k], text, sizeof text);
         printf("  %-8s %-44s disconnect %-3s tags %s\n", names[k], text, s[k].disconnect ? "on" : "off",
                s[k].tagged ? "on" : "off");
     }
+    /* The agreement's "tags on" is the target's; whether LUN 0's commands
+     * carry tags also needs its INQUIRY CmdQue. */
+    printf("  lun 0    commands go %s%s%s\n", lu_tagged ? "tagged" : "untagged", lu_why != NULL ? ": " : "",
+           lu_why != NULL ? lu_why : "");
     if (!have_tp) {
         printf("  %-8s (not known: only the simulated bus shows the target's side)\n", "target");
         return 0;
@@ -288,7 +344,7 @@ int cmd_tags(ctl *c, int argc, char **argv)
             continue;
         }
         if (v == NULL || !ctl_parse_u64(v, &v64))
-            return ctl_err(c, CTL_EUSAGE, "tags: '%s' needs a number", a);
+            return ctl_usage(c, "'%s' needs a number", a);
         i++;
         if (strcmp(a, "--depth") == 0 && v64 >= 1 && v64 <= 255)
             depth = v64;
@@ -301,11 +357,18 @@ int cmd_tags(ctl *c, int argc, char **argv)
         else if (strcmp(a, "--starve-ms") == 0 && v64 >= 1 && v64 <= 0xFFFFFFFF)
             c->bcfg.bus_starve_ms = (uint32_t)v64;
         else
-            return ctl_err(c, CTL_EUSAGE, "tags: bad option or value '%s %s' (--depth 1..255, --load 0..4096)",
+            return ctl_usage(c, "bad option or value '%s %s' (--depth 1..255, --load 0..4096)",
                            a, v);
     }
     if (depth > c->bcfg.tag_depth_max)
         c->bcfg.tag_depth_max = (uint16_t)depth;
+    pcam_bus_config dflt;
+    pcam_bus_config_defaults(&dflt);
+    if (c->open && (c->bcfg.aging_enabled != dflt.aging_enabled || c->bcfg.age_count != dflt.age_count ||
+                    c->bcfg.age_ms != dflt.age_ms || c->bcfg.bus_starve_ms != dflt.bus_starve_ms ||
+                    c->bcfg.tag_depth_max != dflt.tag_depth_max))
+        return ctl_usage(c, "--no-aging, --age-*, --starve-ms and a --depth above %u configure the bus when it "
+                         "is built: not inside a script", dflt.tag_depth_max);
     uint8_t t, l;
     int rc = ctl_parse_path(c, path, &t, &l, true);
     if (rc == 0)
@@ -335,13 +398,18 @@ int cmd_tags(ctl *c, int argc, char **argv)
     if ((rc = tran(c, PCAM_FN_GET_TRAN, t, PCAM_TRAN_CURRENT, &cur)) != 0)
         return rc;
     pcam_bus_get_counters(ctl_bus(c), t, &k);
+    const char *why = NULL;
+    bool used = ctl_lu_tagged(c, t, l, &why);
     uint16_t now_depth = pcam_lun_depth(ctl_bus(c), t, l);
     const pcam_bus_config *b = &c->bcfg;
     if (c->json) {
         j_obj(NULL);
         j_u64("target", t);
         j_u64("lun", l);
-        j_bool("tagged", cur.tagged);
+        j_bool("tagged", used);
+        j_bool("target_agreement_tagged", cur.tagged);
+        if (why != NULL)
+            j_str("untagged_because", why);
         j_u64("depth", now_depth);
         j_u64("depth_start", b->tag_depth);
         j_u64("depth_max", b->tag_depth_max);
@@ -373,14 +441,14 @@ int cmd_tags(ctl *c, int argc, char **argv)
         j_done();
         return 0;
     }
-    printf("%u:%u: tagged queuing %s, depth %u (start %u, max %u, floor %u, +1 after %u successes)\n", t, l,
-           cur.tagged ? "on" : "off", now_depth, b->tag_depth, b->tag_depth_max, b->tag_depth_floor,
+    printf("%u:%u: tagged queuing %s%s%s, depth %u (start %u, max %u, floor %u, +1 after %u successes)\n", t, l,
+           used ? "on" : "off", why != NULL ? ": " : "", why != NULL ? why : "", now_depth, b->tag_depth, b->tag_depth_max, b->tag_depth_floor,
            b->qfull_ramp_successes);
     printf("  aging %s: ORDERED after %u later commands or %u ms; bus starvation %u ms\n",
            b->aging_enabled ? "on" : "off", b->age_count, b->age_ms, b->bus_starve_ms);
     if (load != 0)
-        printf("  load: %llu tagged 4 KiB reads, %llu errors\n", (unsigned long long)load,
-               (unsigned long long)errors);
+        printf("  load: %llu 4 KiB reads handed in at once, %s, %llu errors\n", (unsigned long long)load,
+               used ? "SIMPLE tags" : "sent untagged (one at a time)", (unsigned long long)errors);
     printf("  counters: commands %u, errors %u, QUEUE FULL %u, requeues %u, ORDERED forced %u,"
            " starvation boosts %u, disconnects %u, reselections %u\n",
            k.commands, k.errors, k.queue_fulls, k.requeues, k.ordered_forced, k.starve_boosts,
@@ -395,9 +463,9 @@ int cmd_reset(ctl *c, int argc, char **argv)
     const char *kind = argc > 0 ? argv[0] : "";
     bool bus = strcmp(kind, "bus") == 0, lun = strcmp(kind, "lun") == 0;
     if (!bus && !lun && strcmp(kind, "dev") != 0)
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl reset dev PATH | reset lun PATH | reset bus");
+        return ctl_usage(c, "want dev PATH, lun PATH or bus");
     if ((bus && argc != 1) || (!bus && argc != 2))
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl reset dev PATH | reset lun PATH | reset bus");
+        return ctl_usage(c, "want dev PATH, lun PATH or bus");
     uint8_t t = 0, l = 0;
     int rc = bus ? 0 : ctl_parse_path(c, argv[1], &t, &l, true);
     if (rc == 0)
@@ -424,6 +492,7 @@ int cmd_reset(ctl *c, int argc, char **argv)
     int after = st == PCAM_REQ_CMP && !bus ? poke(c, t, l) : 0;
     if (c->json) {
         j_obj(NULL);
+        j_bool("ok", st == PCAM_REQ_CMP && after == 0);
         j_str("reset", bus ? "bus" : lun ? "lun" : "dev");
         if (!bus) {
             j_u64("target", t);

@@ -69,12 +69,14 @@ static int get_tran(ctl *c, uint8_t target, pcam_tran_type type, pcam_xfer_setti
 
 int cmd_devlist(ctl *c, int argc, char **argv)
 {
-    bool lng = false;
+    bool lng = false, verbose = false;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "-l") == 0 || strcmp(argv[i], "--long") == 0)
             lng = true;
+        else if (strcmp(argv[i], "-v") == 0 || strcmp(argv[i], "--verbose") == 0)
+            verbose = lng = true;
         else
-            return ctl_err(c, CTL_EUSAGE, "devlist: unknown argument '%s'", argv[i]);
+            return ctl_usage(c, "unknown argument '%s'", argv[i]);
     }
     int rc = ctl_open(c);
     if (rc != 0)
@@ -91,11 +93,35 @@ int cmd_devlist(ctl *c, int argc, char **argv)
         j_str("chip", pi.u.pathinq.chip_name);
         j_u64("initiator_id", pi.u.pathinq.initiator_id);
         j_u64("max_target", pi.u.pathinq.max_target);
+        j_str("name", ctl_bus_name(c));
+        if (verbose) {
+            j_u64("hal_flags", pi.u.pathinq.hal_flags);
+            j_u64("min_period", pi.u.pathinq.min_period);
+            j_u64("max_offset", pi.u.pathinq.max_offset);
+            j_u64("max_sg", pi.u.pathinq.max_sg);
+            j_u64("max_xfer", pi.u.pathinq.max_xfer);
+            j_bool("residuals", pi.u.pathinq.residuals);
+        }
         j_end_obj();
         j_arr("devices");
     } else {
-        printf("bus 0: %s (%s back-end), initiator ID %u, targets 0..%u\n", pi.u.pathinq.chip_name,
-               c->be->name, pi.u.pathinq.initiator_id, pi.u.pathinq.max_target);
+        printf("bus 0 (%s): %s (%s back-end), initiator ID %u, targets 0..%u\n", ctl_bus_name(c),
+               pi.u.pathinq.chip_name, c->be->name, pi.u.pathinq.initiator_id, pi.u.pathinq.max_target);
+        if (verbose) {
+            pcam_xfer_settings fast;
+            char text[96];
+            memset(&fast, 0, sizeof fast);
+            fast.period = pi.u.pathinq.min_period;
+            fast.offset = pi.u.pathinq.max_offset;
+            fast.width = (pi.u.pathinq.hal_flags & PCAM_HAL_CAP_WIDE) != 0;
+            ctl_fmt_xfer(&fast, text, sizeof text);
+            printf("  chip limits: %s; %u S/G entries, %u bytes per CCB; capabilities 0x%08x%s%s%s%s\n", text,
+                   pi.u.pathinq.max_sg, pi.u.pathinq.max_xfer, pi.u.pathinq.hal_flags,
+                   pi.u.pathinq.hal_flags & PCAM_HAL_CAP_WIDE ? " wide" : "",
+                   pi.u.pathinq.hal_flags & PCAM_HAL_CAP_TAGS ? " tags" : "",
+                   pi.u.pathinq.hal_flags & PCAM_HAL_CAP_DT ? " DT" : "",
+                   pi.u.pathinq.residuals ? " residuals" : "");
+        }
         printf("%-7s %-6s %-8s %-16s %-4s%s\n", "ID:LUN", "TYPE", "VENDOR", "PRODUCT", "REV",
                lng ? "  CAPACITY                   TRANSFER" : "");
     }
@@ -110,8 +136,12 @@ int cmd_devlist(ctl *c, int argc, char **argv)
             ccb.func = PCAM_FN_GET_DEV;
             ccb.target = (uint8_t)t;
             ccb.lun = (uint8_t)l;
-            if (ctl_sync(c, &ccb, 1000) != PCAM_REQ_CMP || !ccb.u.dev.present)
+            if (ctl_sync(c, &ccb, 1000) != PCAM_REQ_CMP || !ccb.u.dev.present) {
+                if (verbose && l == 0 && !c->json)
+                    printf("%-7u (no device%s)\n", t,
+                           c->scan_trouble & (1u << t) ? ": it failed during the scan, see the warnings" : "");
                 continue;
+            }
             found++;
             memset(&inq, 0, sizeof inq);
             (void)pcam_inquiry_parse(ccb.u.dev.inquiry, ccb.u.dev.inquiry_len, &inq);
@@ -174,161 +204,19 @@ int cmd_devlist(ctl *c, int argc, char **argv)
     if (c->json) {
         j_end_arr();
         j_u64("count", found);
+        j_arr("scan_failed_targets");
+        for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
+            if (c->scan_trouble & (1u << t))
+                j_u64(NULL, t);
+        j_end_arr();
         j_end_obj();
         j_done();
     } else {
-        printf("%u device%s\n", found, found == 1 ? "" : "s");
-    }
-    return 0;
-}
-
-static int std_inquiry(ctl *c, uint8_t t, uint8_t l, bool hex)
-{
-    uint8_t cdb[16], data[96];
-    pcam_inquiry inq;
-    ctl_io io;
-    int n = pcam_cdb_inquiry(cdb, sizeof cdb, false, 0, sizeof data);
-    ctl_io_init(&io, t, l, cdb, n, PCAM_DIR_IN, data, sizeof data);
-    if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
-        return ctl_io_fail(c, "INQUIRY", &io);
-    size_t got = sizeof data - io.ccb.u.io.resid;
-    if (pcam_inquiry_parse(data, got, &inq) != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "INQUIRY data is malformed (%zu bytes)", got);
-    if (c->json) {
-        j_obj(NULL);
-        j_u64("target", t);
-        j_u64("lun", l);
-        j_u64("qualifier", inq.qualifier);
-        j_u64("type", inq.device_type);
-        j_str("type_name", pcam_device_type_name(inq.device_type));
-        j_str("vendor", inq.vendor);
-        j_str("product", inq.product);
-        j_str("revision", inq.revision);
-        j_u64("version", inq.version);
-        j_u64("response_format", inq.response_format);
-        j_bool("removable", inq.rmb);
-        j_bool("cmdque", inq.cmdque);
-        j_bool("sync", inq.sync);
-        j_bool("wbus16", inq.wbus16);
-        j_u64("length", got);
-        j_end_obj();
-        j_done();
-        return 0;
-    }
-    printf("%u:%u: <%s %s %s> %s, SCSI version %u (SPC-%s), response format %u\n", t, l, inq.vendor,
-           inq.product, inq.revision, pcam_device_type_name(inq.device_type), inq.version,
-           inq.version == 3 ? "1" : inq.version == 4 ? "2" : inq.version == 5 ? "3"
-                               : inq.version == 6 ? "4" : inq.version == 7 ? "5" : "?",
-           inq.response_format);
-    printf("  qualifier %u, removable %s, tagged queuing %s, sync %s, wide-16 %s\n", inq.qualifier,
-           inq.rmb ? "yes" : "no", inq.cmdque ? "yes" : "no", inq.sync ? "yes" : "no",
-           inq.wbus16 ? "yes" : "no");
-    if (hex)
-        ctl_hexdump(data, got);
-    return 0;
-}
-
-static int vpd_inquiry(ctl *c, uint8_t t, uint8_t l, uint8_t page, bool hex)
-{
-    uint8_t cdb[16], data[255];
-    ctl_io io;
-    int n = pcam_cdb_inquiry(cdb, sizeof cdb, true, page, sizeof data);
-    ctl_io_init(&io, t, l, cdb, n, PCAM_DIR_IN, data, sizeof data);
-    char what[40];
-    snprintf(what, sizeof what, "INQUIRY VPD page 0x%02x", page);
-    if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
-        return ctl_io_fail(c, what, &io);
-    size_t got = sizeof data - io.ccb.u.io.resid;
-    /* SPC: byte 1 is the page code, bytes 2-3 the page length after byte 3. */
-    if (got < 4 || data[1] != page)
-        return ctl_err(c, CTL_EFAIL, "%s: malformed answer", what);
-    size_t len = (size_t)(data[2] << 8 | data[3]);
-    if (len > got - 4)
-        len = got - 4;
-    const uint8_t *p = data + 4;
-    char text[256];
-    if (c->json) {
-        j_obj(NULL);
-        j_u64("target", t);
-        j_u64("lun", l);
-        j_u64("page", page);
-        j_u64("length", len);
-    } else {
-        printf("%u:%u: VPD page 0x%02x, %zu bytes\n", t, l, page, len);
-    }
-    if (page == 0x00) {
-        if (c->json)
-            j_arr("pages");
-        else
-            printf("  supported pages:");
-        for (size_t i = 0; i < len; i++) {
-            if (c->json)
-                j_u64(NULL, p[i]);
-            else
-                printf(" 0x%02x", p[i]);
-        }
-        if (c->json)
-            j_end_arr();
-        else
-            putchar('\n');
-    } else if (page == 0x80) {
-        size_t k = 0;
-        for (size_t i = 0; i < len && k + 1 < sizeof text; i++)
-            text[k++] = p[i] >= 0x20 && p[i] < 0x7F ? (char)p[i] : '?';
-        text[k] = '\0';
-        if (c->json)
-            j_str("serial", text);
-        else
-            printf("  unit serial number: %s\n", text);
-    } else if (page == 0x83) {
-        /* Designation descriptors (SPC-3 7.6.3): code set, association and
-         * type, length, then the designator. */
-        if (c->json)
-            j_arr("designators");
-        for (size_t off = 0; off + 4 <= len;) {
-            size_t dl = p[off + 3];
-            if (off + 4 + dl > len)
-                break;
-            unsigned codeset = p[off] & 0x0Fu, type = p[off + 1] & 0x0Fu, assoc = (p[off + 1] >> 4) & 3u;
-            size_t k = 0;
-            for (size_t i = 0; i < dl && k + 2 < sizeof text; i++) {
-                uint8_t b = p[off + 4 + i];
-                if (codeset == 2 || codeset == 3)
-                    text[k++] = b >= 0x20 && b < 0x7F ? (char)b : '?';
-                else {
-                    static const char hx[] = "0123456789abcdef";
-                    text[k++] = hx[b >> 4];
-                    text[k++] = hx[b & 15];
-                }
-            }
-            text[k] = '\0';
-            static const char *const tnames[] = {"vendor specific", "T10 vendor ID", "EUI-64", "NAA",
-                                                 "relative port", "target port group",
-                                                 "logical unit group", "MD5 LU ID", "SCSI name"};
-            const char *tn = type < sizeof tnames / sizeof tnames[0] ? tnames[type] : "reserved";
-            if (c->json) {
-                j_obj(NULL);
-                j_u64("code_set", codeset);
-                j_u64("association", assoc);
-                j_u64("type", type);
-                j_str("type_name", tn);
-                j_str("value", text);
-                j_end_obj();
-            } else {
-                printf("  %s (association %u): %s\n", tn, assoc, text);
-            }
-            off += 4 + dl;
-        }
-        if (c->json)
-            j_end_arr();
-    } else if (!c->json) {
-        hex = true;
-    }
-    if (c->json) {
-        j_end_obj();
-        j_done();
-    } else if (hex) {
-        ctl_hexdump(data, got);
+        printf("%u device%s", found, found == 1 ? "" : "s");
+        for (unsigned t = 0, k = 0; t < PCAM_MAX_TARGETS; t++)
+            if (c->scan_trouble & (1u << t))
+                printf("%s%u", k++ ? " " : "; failed during the scan (not listed): target ", t);
+        putchar('\n');
     }
     return 0;
 }
@@ -341,14 +229,14 @@ int cmd_inquiry(ctl *c, int argc, char **argv)
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--vpd") == 0 && i + 1 < argc) {
             if (!ctl_parse_u64(argv[++i], &page) || page > 0xFF)
-                return ctl_err(c, CTL_EUSAGE, "inquiry: bad VPD page '%s'", argv[i]);
+                return ctl_usage(c, "bad VPD page '%s'", argv[i]);
             vpd = true;
         } else if (strcmp(argv[i], "--hex") == 0) {
             hex = true;
         } else if (path == NULL && argv[i][0] != '-') {
             path = argv[i];
         } else {
-            return ctl_err(c, CTL_EUSAGE, "inquiry: unexpected argument '%s'", argv[i]);
+            return ctl_usage(c, "unexpected argument '%s'", argv[i]);
         }
     }
     uint8_t t, l;
@@ -359,14 +247,13 @@ int cmd_inquiry(ctl *c, int argc, char **argv)
         rc = ctl_need_device(c, t, l, NULL);
     if (rc != 0)
         return rc;
-    return vpd ? vpd_inquiry(c, t, l, (uint8_t)page, hex) : std_inquiry(c, t, l, hex);
+    return vpd ? ctl_vpd_inquiry(c, t, l, (uint8_t)page, hex) : ctl_std_inquiry(c, t, l, hex);
 }
 
-/* Commands of the form "NAME PATH" with nothing else. */
-static int one_path(ctl *c, const char *name, int argc, char **argv, uint8_t *t, uint8_t *l)
+int ctl_one_path(ctl *c, int argc, char **argv, uint8_t *t, uint8_t *l)
 {
     if (argc != 1)
-        return ctl_err(c, CTL_EUSAGE, "%s takes one device path (TARGET or TARGET:LUN)", name);
+        return ctl_usage(c, "takes one device path ([BUS:]TARGET[:LUN]), not %d arguments", argc);
     int rc = ctl_parse_path(c, argv[0], t, l, true);
     if (rc == 0)
         rc = ctl_open(c);
@@ -380,7 +267,7 @@ int cmd_readcap(ctl *c, int argc, char **argv)
     uint8_t t, l;
     uint64_t blocks;
     uint32_t bs;
-    int rc = one_path(c, "readcap", argc, argv, &t, &l);
+    int rc = ctl_one_path(c, argc, argv, &t, &l);
     if (rc == 0)
         rc = ctl_capacity(c, t, l, &blocks, &bs);
     if (rc != 0)
@@ -409,7 +296,7 @@ int cmd_tur(ctl *c, int argc, char **argv)
 {
     uint8_t t, l, cdb[16];
     ctl_io io;
-    int rc = one_path(c, "tur", argc, argv, &t, &l);
+    int rc = ctl_one_path(c, argc, argv, &t, &l);
     if (rc != 0)
         return rc;
     int n = pcam_cdb_test_unit_ready(cdb, sizeof cdb);

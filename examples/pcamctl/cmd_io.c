@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * read and write: blocks between a device and a file, in chunks of at most
- * 64 KiB per command (and never more than the chip takes per CCB).
+ * read, write and verify: blocks between a device and a file (or checked on
+ * the medium), in chunks of at most 64 KiB per command (and never more than
+ * the chip takes per CCB). Long transfers show progress with rate and ETA
+ * on a terminal (stderr; --progress forces it, --no-progress stops it) and
+ * end with a throughput summary like sg_dd's time=1. Timing is only shown,
+ * never used to decide anything.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "pcam/pcam_cdb.h"
@@ -17,9 +23,72 @@ typedef struct io_args {
     uint64_t lba, count;
     bool have_lba, have_count;
     uint8_t t, l;
+    int progress;      /* -1 off, 0 on a terminal, 1 on */
 } io_args;
 
-static int parse_io(ctl *c, const char *name, bool write, int argc, char **argv, io_args *a)
+/* Progress and the summary. */
+typedef struct meter {
+    bool show;
+    uint64_t t0, last, bus0, total;
+    const char *what;
+} meter;
+
+static uint64_t wall_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void meter_start(ctl *c, meter *m, int progress, const char *what, uint64_t total)
+{
+    memset(m, 0, sizeof *m);
+    m->show = progress > 0 || (progress == 0 && isatty(2));
+    m->t0 = wall_ns();
+    m->bus0 = ctl_now(c);
+    m->total = total;
+    m->what = what;
+}
+
+static void meter_tick(meter *m, uint64_t done)
+{
+    if (!m->show)
+        return;
+    uint64_t now = wall_ns();
+    if (done != m->total && m->last != 0 && now - m->last < 500000000ull)
+        return;
+    m->last = now;
+    double s = (double)(now - m->t0) / 1e9, rate = s > 0 ? (double)done / s : 0.0;
+    double eta = rate > 0 ? (double)(m->total - done) / rate : 0.0;
+    fprintf(stderr, "\r%s %.1f of %.1f MiB (%3.0f%%) %.2f MB/s ETA %u:%02u  ", m->what, (double)done / 1048576.0,
+            (double)m->total / 1048576.0, m->total ? 100.0 * (double)done / (double)m->total : 100.0, rate / 1e6,
+            (unsigned)eta / 60u, (unsigned)eta % 60u);
+    if (done == m->total)
+        fputc('\n', stderr);
+}
+
+/* sg_dd time=1: elapsed time and rate; here also the back-end's own time
+ * (simulated time on sim, which is what the bus would take). */
+static void meter_end(ctl *c, meter *m, uint64_t bytes)
+{
+    bool verify = strcmp(m->what, "verify") == 0;
+    double s = (double)(wall_ns() - m->t0) / 1e9;
+    double bs = (double)(ctl_now(c) - m->bus0) / 1e9;
+    if (c->json) {
+        j_obj("time");
+        j_u64("wall_us", (uint64_t)(s * 1e6));
+        j_u64("bus_us", (uint64_t)(bs * 1e6));
+        j_u64("wall_bytes_per_s", s > 0 ? (uint64_t)((double)bytes / s) : 0);
+        j_u64("bus_bytes_per_s", bs > 0 ? (uint64_t)((double)bytes / bs) : 0);
+        j_end_obj();
+        return;
+    }
+    fprintf(stderr, "time to %s: %.6f secs at %.2f MB/sec; bus time %.6f secs at %.2f MB/sec\n",
+            verify ? "verify the medium" : "transfer data", s,
+            s > 0 ? (double)bytes / s / 1e6 : 0.0, bs, bs > 0 ? (double)bytes / bs / 1e6 : 0.0);
+}
+
+static int parse_io(ctl *c, bool write, int argc, char **argv, io_args *a)
 {
     const char *fopt = write ? "-i" : "-o";
     memset(a, 0, sizeof *a);
@@ -27,26 +96,29 @@ static int parse_io(ctl *c, const char *name, bool write, int argc, char **argv,
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(argv[i], "--lba") == 0 && v != NULL) {
             if (!ctl_parse_u64(v, &a->lba))
-                return ctl_err(c, CTL_EUSAGE, "%s: bad --lba '%s'", name, v);
+                return ctl_usage(c, "bad --lba '%s' (a block number: decimal, or hex after 0x)", v);
             a->have_lba = true;
             i++;
         } else if (strcmp(argv[i], "--count") == 0 && v != NULL) {
             if (!ctl_parse_u64(v, &a->count) || a->count == 0)
-                return ctl_err(c, CTL_EUSAGE, "%s: bad --count '%s' (1 or more blocks)", name, v);
+                return ctl_usage(c, "bad --count '%s' (1 or more blocks)", v);
             a->have_count = true;
             i++;
         } else if ((strcmp(argv[i], fopt) == 0 || strcmp(argv[i], "--file") == 0) && v != NULL) {
             a->file = v;
             i++;
+        } else if (strcmp(argv[i], "--progress") == 0) {
+            a->progress = 1;
+        } else if (strcmp(argv[i], "--no-progress") == 0) {
+            a->progress = -1;
         } else if (a->path == NULL && argv[i][0] != '-') {
             a->path = argv[i];
         } else {
-            return ctl_err(c, CTL_EUSAGE, "%s: unexpected argument '%s'", name, argv[i]);
+            return ctl_usage(c, "unexpected argument '%s'", argv[i]);
         }
     }
     if (a->path == NULL || !a->have_lba || a->file == NULL || (!write && !a->have_count))
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl %s PATH --lba N %s %s FILE", name,
-                       write ? "[--count N]" : "--count N", fopt);
+        return ctl_usage(c, "missing %s", a->path == NULL ? "the device path" : !a->have_lba ? "--lba N" : a->file == NULL ? (write ? "-i FILE" : "-o FILE") : "--count N");
     if (!write && strcmp(a->file, "-") == 0 && c->json)
         return ctl_err(c, CTL_EUSAGE, "read: --json and -o - would share stdout");
     return ctl_parse_path(c, a->path, &a->t, &a->l, true);
@@ -103,34 +175,44 @@ static int transfer(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t
     return 0;
 }
 
-static void report(ctl *c, const io_args *a, bool write, uint32_t bs, bool data_on_stdout)
+static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool data_on_stdout, meter *m)
 {
+    bool write = strcmp(what, "write") == 0, verify = strcmp(what, "verify") == 0;
     if (c->json) {
         j_obj(NULL);
-        j_str("command", write ? "write" : "read");
+        j_str("command", what);
         j_u64("target", a->t);
         j_u64("lun", a->l);
         j_u64("lba", a->lba);
         j_u64("blocks", a->count);
         j_u64("block_size", bs);
         j_u64("bytes", a->count * bs);
-        j_str("file", a->file);
+        if (!verify)
+            j_str("file", a->file);
+        meter_end(c, m, a->count * bs);
         j_end_obj();
         j_done();
         return;
     }
-    fprintf(data_on_stdout ? stderr : stdout, "%s %llu block%s (%llu bytes) %s %u:%u LBA %llu..%llu %s %s\n",
-            write ? "wrote" : "read", (unsigned long long)a->count, a->count == 1 ? "" : "s",
-            (unsigned long long)(a->count * bs), write ? "to" : "from", a->t, a->l,
-            (unsigned long long)a->lba, (unsigned long long)(a->lba + a->count - 1),
-            write ? "from" : "to", a->file);
+    if (verify)
+        printf("verified %llu block%s (%llu bytes) of %u:%u LBA %llu..%llu: no error\n",
+               (unsigned long long)a->count, a->count == 1 ? "" : "s", (unsigned long long)(a->count * bs), a->t,
+               a->l, (unsigned long long)a->lba, (unsigned long long)(a->lba + a->count - 1));
+    else
+        fprintf(data_on_stdout ? stderr : stdout,
+                "%s %llu block%s (%llu bytes) %s %u:%u LBA %llu..%llu %s %s\n", write ? "wrote" : "read",
+                (unsigned long long)a->count, a->count == 1 ? "" : "s", (unsigned long long)(a->count * bs),
+                write ? "to" : "from", a->t, a->l, (unsigned long long)a->lba,
+                (unsigned long long)(a->lba + a->count - 1), write ? "from" : "to", a->file);
+    meter_end(c, m, a->count * bs);
 }
 
 int cmd_read(ctl *c, int argc, char **argv)
 {
     io_args a;
     uint32_t bs, chunk;
-    int rc = parse_io(c, "read", false, argc, argv, &a);
+    meter m;
+    int rc = parse_io(c, false, argc, argv, &a);
     if (rc == 0)
         rc = setup(c, &a, &bs, &chunk);
     if (rc != 0)
@@ -138,27 +220,30 @@ int cmd_read(ctl *c, int argc, char **argv)
     bool to_stdout = strcmp(a.file, "-") == 0;
     FILE *f = to_stdout ? stdout : fopen(a.file, "wb");
     if (f == NULL)
-        return ctl_err(c, CTL_EFAIL, "cannot create %s: %s", a.file, strerror(errno));
+        return ctl_err(c, CTL_EFILE, "cannot create %s: %s", a.file, strerror(errno));
     uint8_t *buf = malloc((size_t)chunk * bs);
     if (buf == NULL) {
         if (!to_stdout)
             fclose(f);
         return ctl_err(c, CTL_EFAIL, "out of memory");
     }
+    meter_start(c, &m, a.progress, "read", a.count * bs);
     for (uint64_t done = 0; rc == 0 && done < a.count;) {
         uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk;
         rc = transfer(c, &a, false, a.lba + done, n, buf, bs);
         if (rc == 0 && fwrite(buf, bs, n, f) != n)
-            rc = ctl_err(c, CTL_EFAIL, "writing %s failed: %s", a.file, strerror(errno));
+            rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
         done += n;
+        if (rc == 0)
+            meter_tick(&m, done * bs);
     }
     free(buf);
     if (!to_stdout && fclose(f) != 0 && rc == 0)
-        rc = ctl_err(c, CTL_EFAIL, "writing %s failed: %s", a.file, strerror(errno));
+        rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
     if (to_stdout)
         fflush(stdout);
     if (rc == 0)
-        report(c, &a, false, bs, to_stdout);
+        report(c, &a, "read", bs, to_stdout, &m);
     return rc;
 }
 
@@ -166,14 +251,15 @@ int cmd_write(ctl *c, int argc, char **argv)
 {
     io_args a;
     uint32_t bs, chunk;
-    int rc = parse_io(c, "write", true, argc, argv, &a);
+    meter m;
+    int rc = parse_io(c, true, argc, argv, &a);
     if (rc != 0)
         return rc;
     if (strcmp(a.file, "-") == 0 && !a.have_count)
-        return ctl_err(c, CTL_EUSAGE, "write: reading stdin needs --count");
+        return ctl_usage(c, "reading stdin needs --count");
     FILE *f = strcmp(a.file, "-") == 0 ? stdin : fopen(a.file, "rb");
     if (f == NULL)
-        return ctl_err(c, CTL_EFAIL, "cannot open %s: %s", a.file, strerror(errno));
+        return ctl_err(c, CTL_EFILE, "cannot open %s: %s", a.file, strerror(errno));
     /* Size the transfer before touching the device, so a bad file writes nothing. */
     long size = -1;
     if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
@@ -205,19 +291,92 @@ int cmd_write(ctl *c, int argc, char **argv)
     uint8_t *buf = rc == 0 ? malloc((size_t)chunk * bs) : NULL;
     if (rc == 0 && buf == NULL)
         rc = ctl_err(c, CTL_EFAIL, "out of memory");
+    meter_start(c, &m, a.progress, "write", a.count * bs);
     for (uint64_t done = 0; rc == 0 && done < a.count;) {
         uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk;
         if (fread(buf, bs, n, f) != n) {
-            rc = ctl_err(c, CTL_EFAIL, "%s ended before %llu blocks", a.file, (unsigned long long)a.count);
+            rc = ctl_err(c, CTL_EFILE, "%s ended before %llu blocks", a.file, (unsigned long long)a.count);
             break;
         }
         rc = transfer(c, &a, true, a.lba + done, n, buf, bs);
         done += n;
+        if (rc == 0)
+            meter_tick(&m, done * bs);
     }
     free(buf);
     if (f != stdin)
         fclose(f);
     if (rc == 0)
-        report(c, &a, true, bs, false);
+        report(c, &a, "write", bs, false, &m);
     return rc;
+}
+
+/* VERIFY(10) (16 past 32-bit LBAs) with BYTCHK 0: the device checks the
+ * medium, no data moves. Without --lba/--count: the whole medium. */
+int cmd_verify(ctl *c, int argc, char **argv)
+{
+    io_args a;
+    uint32_t bs, chunk;
+    uint64_t blocks;
+    meter m;
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < argc; i++) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(argv[i], "--lba") == 0) {
+            if (!ctl_parse_u64(v, &a.lba))
+                return ctl_usage(c, "bad --lba '%s' (a block number: decimal, or hex after 0x)", v);
+            a.have_lba = true;
+            i++;
+        } else if (strcmp(argv[i], "--count") == 0) {
+            if (!ctl_parse_u64(v, &a.count) || a.count == 0)
+                return ctl_usage(c, "bad --count '%s' (1 or more blocks)", v);
+            a.have_count = true;
+            i++;
+        } else if (strcmp(argv[i], "--progress") == 0) {
+            a.progress = 1;
+        } else if (strcmp(argv[i], "--no-progress") == 0) {
+            a.progress = -1;
+        } else if (a.path == NULL) {
+            a.path = argv[i];
+        } else {
+            return ctl_usage(c, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    int rc = ctl_parse_path(c, a.path, &a.t, &a.l, true);
+    if (rc == 0)
+        rc = ctl_open(c);
+    if (rc == 0)
+        rc = ctl_need_device(c, a.t, a.l, NULL);
+    if (rc == 0)
+        rc = ctl_capacity(c, a.t, a.l, &blocks, &bs);
+    if (rc != 0)
+        return rc;
+    if (!a.have_count)
+        a.count = a.lba < blocks ? blocks - a.lba : 1;
+    rc = setup(c, &a, &bs, &chunk);
+    if (rc != 0)
+        return rc;
+    /* No data moves: a command may cover up to 0xFFFF blocks (VERIFY(10)'s limit). */
+    meter_start(c, &m, a.progress, "verify", a.count * bs);
+    for (uint64_t done = 0; done < a.count;) {
+        uint32_t n = a.count - done < 0xFFFFu ? (uint32_t)(a.count - done) : 0xFFFFu;
+        uint64_t lba = a.lba + done;
+        uint8_t cdb[16];
+        ctl_io io;
+        int len = pcam_cdb_verify(cdb, sizeof cdb, lba + n - 1 > 0xFFFFFFFFull ? 16 : 10, lba, n, 0);
+        if (len < 0)
+            return ctl_err(c, CTL_EFAIL, "cannot build the CDB: %s", pcam_strerror(len));
+        ctl_io_init(&io, a.t, a.l, cdb, len, PCAM_DIR_NONE, NULL, 0);
+        io.ccb.timeout_ms = 60000;
+        if (ctl_io_run(c, &io) != PCAM_REQ_CMP) {
+            char what[96];
+            snprintf(what, sizeof what, "VERIFY of %u blocks at LBA %llu on %u:%u", n, (unsigned long long)lba,
+                     a.t, a.l);
+            return ctl_io_fail(c, what, &io);
+        }
+        done += n;
+        meter_tick(&m, done * bs);
+    }
+    report(c, &a, "verify", bs, false, &m);
+    return 0;
 }

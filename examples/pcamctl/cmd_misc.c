@@ -19,36 +19,65 @@ static int hexval(int ch)
     return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
 }
 
-int cmd_sense(ctl *c, int argc, char **argv)
+int ctl_parse_hex(ctl *c, int argc, char **argv, uint8_t *out, size_t cap)
 {
-    uint8_t b[PCAM_SENSE_MAX_LEN];
     size_t n = 0;
-    if (argc == 0)
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl sense HEX... (e.g. 70 00 03 00 00 00 00 0a 00 00 00 00 11 00)");
+    if (argc == 0) {
+        ctl_usage(c, "no bytes given");
+        return -1;
+    }
     for (int i = 0; i < argc; i++) {
         const char *s = argv[i];
         if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
             s += 2;
         size_t len = strlen(s);
-        if (len == 0 || len % 2 != 0)
-            return ctl_err(c, CTL_EUSAGE, "sense: '%s' is not a whole number of hex bytes", argv[i]);
+        if (len == 0 || len % 2 != 0) {
+            ctl_usage(c, "'%s' is not a whole number of hex bytes", argv[i]);
+            return -1;
+        }
         for (size_t k = 0; k < len; k += 2) {
             int hi = hexval((unsigned char)s[k]), lo = hexval((unsigned char)s[k + 1]);
-            if (hi < 0 || lo < 0)
-                return ctl_err(c, CTL_EUSAGE, "sense: '%s' is not hex", argv[i]);
-            if (n == sizeof b)
-                return ctl_err(c, CTL_EUSAGE, "sense: more than %zu bytes", sizeof b);
-            b[n++] = (uint8_t)(hi << 4 | lo);
+            if (hi < 0 || lo < 0) {
+                ctl_usage(c, "'%s' is not hex", argv[i]);
+                return -1;
+            }
+            if (n == cap) {
+                ctl_usage(c, "more than %zu bytes", cap);
+                return -1;
+            }
+            out[n++] = (uint8_t)(hi << 4 | lo);
         }
     }
+    return (int)n;
+}
+
+int cmd_sense(ctl *c, int argc, char **argv)
+{
+    uint8_t b[PCAM_SENSE_MAX_LEN];
+    int got = ctl_parse_hex(c, argc, argv, b, sizeof b);
+    if (got < 0)
+        return CTL_EUSAGE;
+    size_t n = (size_t)got;
     pcam_sense s;
     pcam_err e = pcam_sense_decode(b, n, &s);
+    if (e != PCAM_OK) {
+        int rc = ctl_err(c, CTL_EFAIL, "invalid sense data: %s", pcam_strerror(e));
+        if (c->json) {
+            j_obj(NULL);
+            j_bool("ok", false);
+            j_u64("exit_status", CTL_EFAIL);
+            j_str("kind", "invalid_data");
+            j_sense("sense", b, n);
+            j_str("error", c->last_err);
+            j_end_obj();
+            j_done();
+        }
+        return rc;
+    }
     if (c->json) {
         j_sense(NULL, b, n);
         j_done();
     }
-    if (e != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "invalid sense data: %s", pcam_strerror(e));
     if (c->json)
         return 0;
     char line[256];
@@ -80,10 +109,10 @@ int cmd_trace(ctl *c, int argc, char **argv)
         else if (strcmp(argv[i], "--phases") == 0)
             c->phases = true;
         else
-            return ctl_err(c, CTL_EUSAGE, "trace: unknown option '%s'", argv[i]);
+            return ctl_usage(c, "unknown option '%s'", argv[i]);
     }
     if (i >= argc)
-        return ctl_err(c, CTL_EUSAGE, "usage: pcamctl trace [-o FILE] [--scan] [--phases] COMMAND [ARGS]");
+        return ctl_usage(c, "missing the COMMAND to trace");
     const char *sub = argv[i];
     if (strcmp(sub, "trace") == 0 || strcmp(sub, "sense") == 0 || strcmp(sub, "bench") == 0)
         return ctl_err(c, CTL_EUSAGE, "trace: '%s' does not run on the traced bus", sub);
@@ -97,7 +126,7 @@ int cmd_trace(ctl *c, int argc, char **argv)
     c->vcd_path = out;
     int rc = ctl_dispatch(c, sub, argc - i - 1, argv + i + 1);
     if (rc < 0)
-        return ctl_err(c, CTL_EUSAGE, "trace: unknown command '%s'", sub);
+        return ctl_usage(c, "unknown command '%s'", sub);
     bool opened = c->open;
     ctl_close(c);
     if (opened) {
@@ -107,11 +136,55 @@ int cmd_trace(ctl *c, int argc, char **argv)
     return rc;
 }
 
+/* pcambench reads its numbers with strtoul(..., 0) and strtod without
+ * checking: "010" would be 8 and "abc" 0 (a -nan result). Every number is
+ * checked here first and handed on in plain decimal, so what pcamctl bench
+ * runs is what the user typed. */
+static const struct {
+    const char *opt;
+    uint64_t min, max;
+} bench_nums[] = {
+    {"--targets", 1, 15},  {"--depth", 1, 255},        {"--commands", 1, 1000000000ull},
+    {"--disk-mb", 1, 1048576}, {"--seed", 0, UINT64_MAX}, {"--starve-ms", 1, 0xFFFFFFFFull},
+    {"--age-ms", 1, 0xFFFFFFFFull},
+};
+
+static int bench_arg(ctl *c, const char *opt, const char *v, char *out, size_t cap)
+{
+    if (strcmp(opt, "--seconds") == 0) {
+        char *end;
+        double d;
+        if (v == NULL)
+            return ctl_usage(c, "option --seconds needs a value");
+        d = strtod(v, &end);
+        /* NaN fails both comparisons; so does anything past an hour. */
+        if (end == v || *end != '\0' || !(d > 0.0) || !(d <= 3600.0))
+            return ctl_usage(c, "bad --seconds '%s' (a number of seconds, more than 0 and at most 3600)", v);
+        snprintf(out, cap, "%.6f", d);
+        return 0;
+    }
+    for (size_t k = 0; k < sizeof bench_nums / sizeof bench_nums[0]; k++) {
+        if (strcmp(opt, bench_nums[k].opt) != 0)
+            continue;
+        uint64_t n;
+        if (v == NULL)
+            return ctl_usage(c, "option %s needs a value", opt);
+        if (!ctl_parse_u64(v, &n) || n < bench_nums[k].min || n > bench_nums[k].max)
+            return ctl_usage(c, "bad %s '%s' (valid: %llu..%llu)", opt, v, (unsigned long long)bench_nums[k].min,
+                             (unsigned long long)bench_nums[k].max);
+        snprintf(out, cap, "%llu", (unsigned long long)n);
+        return 0;
+    }
+    return 1; /* not a number option */
+}
+
 int cmd_bench(ctl *c, int argc, char **argv)
 {
     /* pcambench parses argv[1..]: give it a program slot and, with --json,
      * the flag. The benchmark builds its own bus of identical disks. */
-    char **args = calloc((size_t)argc + 3, sizeof *args);
+    char **args = calloc((size_t)argc + 8, sizeof *args);
+    static char nums[64][32];
+    unsigned nnum = 0;
     if (args == NULL)
         return ctl_err(c, CTL_EFAIL, "out of memory");
     int n = 0;
@@ -123,11 +196,24 @@ int cmd_bench(ctl *c, int argc, char **argv)
                   "                     [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
                   "                     [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled]\n"
                   "                     [--starve-ms MS] [--age-ms MS] [--fast-disks]\n"
-                  "  (the same options and figures as bench/pcambench; --sim does not apply)\n"
+                  "  (the same options and figures as bench/pcambench; --sim does not apply;\n"
+                  "   --seconds is more than 0 and at most 3600, numbers are decimal unless 0x...)\n"
                   "  with --backend qemu-esp: pcambench --qemu [--seconds S] [--commands N] [--bounce]\n"
                   "  on the first --qemu-drive disk (read-only), else on a scratch image\n",
                   stdout);
             return 0;
+        }
+        if (nnum < 64) {
+            int r = bench_arg(c, argv[i], i + 1 < argc ? argv[i + 1] : NULL, nums[nnum], sizeof nums[nnum]);
+            if (r == CTL_EUSAGE) {
+                free(args);
+                return r;
+            }
+            if (r == 0) {
+                args[n++] = argv[i++];
+                args[n++] = nums[nnum++];
+                continue;
+            }
         }
         args[n++] = argv[i];
     }

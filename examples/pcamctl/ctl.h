@@ -21,13 +21,16 @@
 #include "pcam_sim.h"
 #include "simrig.h"
 
-/* Exit statuses (documented in the usage text and examples/pcamctl/README.md). */
+/* Exit statuses (documented in pcamctl.1, the usage text and README.md;
+ * tests/pcamctl checks the man page lists each). */
 enum {
     CTL_OK = 0,         /* done */
-    CTL_EFAIL = 1,      /* the command failed on the bus (CHECK CONDITION, timeout...) or a file failed */
+    CTL_EFAIL = 1,      /* the command failed on the bus (CHECK CONDITION, timeout...) */
     CTL_EUSAGE = 2,     /* bad arguments or a bad topology */
     CTL_ENODEV = 3,     /* no device at the path given */
-    CTL_EBACKEND = 4    /* the back-end is not available */
+    CTL_EBACKEND = 4,   /* the back-end is not available */
+    CTL_EFILE = 5,      /* a local file could not be read or written */
+    CTL_ENOTCONF = 6    /* a change was not confirmed (modepage --set) */
 };
 
 /* ---- simulated topology (simspec.c) ---- */
@@ -68,11 +71,15 @@ char *simspec_read_file(const char *path, char *err, size_t errcap);
 /* ---- QEMU drives (qemu_backend.c) ---- */
 #define CTL_QEMU_MAX_DRIVES 16
 
+#define CTL_QEMU_MAX_ARGS 32
+
 typedef struct ctl_qdrive {
     uint8_t id, lun;
     bool cd;                   /* scsi-cd, else scsi-hd */
     bool read_only;
     char image[SPEC_PATH];     /* "" = a CD with no medium */
+    bool blkdebug;             /* blkdebug between the device and its image */
+    char blkdebug_conf[SPEC_PATH]; /* its [inject-error] file, "" = none (rules via hmp) */
 } ctl_qdrive;
 
 /* Parse one --qemu-drive value: ID[:LUN]:hd|cd|hd-ro[:IMAGE] (see the README).
@@ -116,7 +123,17 @@ typedef struct ctl {
     /* qemu-esp state */
     ctl_qdrive qdrives[CTL_QEMU_MAX_DRIVES];
     size_t nqdrives;
+    const char *qemu_args[CTL_QEMU_MAX_ARGS + 1]; /* --qemu-arg, NULL-terminated */
+    size_t nqargs;
+    bool qemu_monitor;         /* a QMP monitor for the hmp command */
     struct pcam_qemu_esp *qe;  /* the bus on QEMU while open */
+    /* the command line */
+    const char *cmd;           /* the subcommand running (its usage line on errors) */
+    char last_err[400];        /* the last message ctl_err printed (--json error object) */
+    int progress;              /* read/write progress: -1 never, 0 on a terminal, 1 always */
+    bool script;               /* script mode: one bus across the commands */
+    bool yes;                  /* --yes: confirm changes without asking */
+    uint16_t scan_trouble;     /* targets that timed out or failed during the scan */
     /* sim state */
     bool open;
     simrig rig;
@@ -145,8 +162,13 @@ uint64_t ctl_now(ctl *c);
 int ctl_parse_path(ctl *c, const char *s, uint8_t *target, uint8_t *lun, bool allow_lun);
 /* Fails with CTL_ENODEV (message printed) unless a LU is at target:lun. */
 int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev);
-/* Parse an unsigned number (decimal or 0x hex). */
+/* Parse an unsigned number: decimal, or hex after 0x. A leading zero is
+ * decimal ("0100" is 100): never octal. */
 bool ctl_parse_u64(const char *s, uint64_t *out);
+/* The highest target ID and LUN a path may name on this back-end and bus. */
+unsigned ctl_max_target(const ctl *c);
+/* The back-end's name for its bus, "sim0" or "esp0". */
+const char *ctl_bus_name(const ctl *c);
 
 /* SCSI I/O helper: a CCB with a sense buffer. */
 typedef struct ctl_io {
@@ -169,6 +191,25 @@ int ctl_err(ctl *c, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* A usage error of the running subcommand: the message, its usage line and
+ * a pointer to `pcamctl help CMD`. Returns CTL_EUSAGE. */
+int ctl_usage(ctl *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Print a warning on stderr (not an error: the exit status is unchanged). */
+void ctl_warn(ctl *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* How many top-level JSON documents have been written on stdout. */
+unsigned j_docs(void);
+/* The JSON error object for a failure that printed none: exit status, its
+ * kind and the last error message. */
+void ctl_json_error(ctl *c, int rc);
+void j_i64(const char *key, int64_t v);
 /* A small streaming JSON writer on stdout. */
 void j_obj(const char *key);
 void j_end_obj(void);
@@ -186,6 +227,21 @@ const char *ctl_event_name(uint16_t code);
 /* Drain the event ring, printing it (text) or as a JSON array "events". */
 void ctl_print_events(ctl *c);
 
+/* ---- the command table (help.c) ---- */
+typedef struct ctl_cmd {
+    const char *name;
+    int (*fn)(ctl *, int, char **);
+    const char *usage;   /* after "pcamctl " */
+    const char *summary;
+    const char *valopts; /* options taking a value, " "-separated with a space at each end */
+    const char *flags;   /* options without one, the same way */
+    bool own_args;       /* the command checks its options itself (trace, bench, cmd) */
+} ctl_cmd;
+const ctl_cmd *ctl_find_cmd(const char *name);
+void ctl_print_help(FILE *f);
+int ctl_cmd_help(ctl *c, const char *name);
+extern const char ctl_version[];
+
 /* ---- subcommands ---- */
 int cmd_devlist(ctl *c, int argc, char **argv);
 int cmd_inquiry(ctl *c, int argc, char **argv);
@@ -199,6 +255,30 @@ int cmd_reset(ctl *c, int argc, char **argv);
 int cmd_sense(ctl *c, int argc, char **argv);
 int cmd_trace(ctl *c, int argc, char **argv);
 int cmd_bench(ctl *c, int argc, char **argv);
+int cmd_cmd(ctl *c, int argc, char **argv);
+int cmd_reportluns(ctl *c, int argc, char **argv);
+int cmd_modepage(ctl *c, int argc, char **argv);
+int cmd_start(ctl *c, int argc, char **argv);
+int cmd_stop(ctl *c, int argc, char **argv);
+int cmd_eject(ctl *c, int argc, char **argv);
+int cmd_load(ctl *c, int argc, char **argv);
+int cmd_rescan(ctl *c, int argc, char **argv);
+int cmd_requests(ctl *c, int argc, char **argv);
+int cmd_verify(ctl *c, int argc, char **argv);
+int cmd_script(ctl *c, int argc, char **argv);
+int cmd_hmp(ctl *c, int argc, char **argv);
+int cmd_help(ctl *c, int argc, char **argv);
+int cmd_vpd(ctl *c, int argc, char **argv);
+/* A standard INQUIRY and VPD pages, decoded (vpd.c; inquiry calls them). */
+int ctl_std_inquiry(ctl *c, uint8_t t, uint8_t l, bool hex);
+int ctl_vpd_inquiry(ctl *c, uint8_t t, uint8_t l, uint8_t page, bool hex);
+/* Whether commands to t:l really go tagged: the target's current agreement
+ * and the LU's INQUIRY CmdQue; why not in *why. */
+bool ctl_lu_tagged(ctl *c, uint8_t t, uint8_t l, const char **why);
+/* Commands of the form "NAME PATH" with nothing else: parse, open, need the device. */
+int ctl_one_path(ctl *c, int argc, char **argv, uint8_t *t, uint8_t *l);
+/* Hex bytes from argv ("12 00 00 00 24 00" or "120000002400"). Returns the count or -1 (message printed). */
+int ctl_parse_hex(ctl *c, int argc, char **argv, uint8_t *out, size_t cap);
 /* Run a subcommand by name (trace uses it); -1 if the name is unknown. */
 int ctl_dispatch(ctl *c, const char *name, int argc, char **argv);
 

@@ -11,23 +11,79 @@
 #include "ctl.h"
 #include "pcam/pcam_sense.h"
 
+static void vsay(ctl *c, const char *kind, const char *fmt, va_list ap)
+{
+    char msg[sizeof c->last_err];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (kind == NULL)
+        memcpy(c->last_err, msg, sizeof msg);
+    fprintf(stderr, "%s: %s%s\n", c->prog != NULL ? c->prog : "pcamctl", kind != NULL ? kind : "", msg);
+}
+
 int ctl_err(ctl *c, int code, const char *fmt, ...)
 {
     va_list ap;
-    if (c != NULL && c->quiet)
+    if (c == NULL || c->quiet)
         return code;
-    fprintf(stderr, "%s: ", c != NULL && c->prog != NULL ? c->prog : "pcamctl");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsay(c, NULL, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return code;
+}
+
+void ctl_warn(ctl *c, const char *fmt, ...)
+{
+    va_list ap;
+    if (c == NULL || c->quiet)
+        return;
+    va_start(ap, fmt);
+    vsay(c, "warning: ", fmt, ap);
+    va_end(ap);
+}
+
+int ctl_usage(ctl *c, const char *fmt, ...)
+{
+    va_list ap;
+    char msg[300];
+    if (c == NULL || c->quiet)
+        return CTL_EUSAGE;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const ctl_cmd *k = c->cmd != NULL ? ctl_find_cmd(c->cmd) : NULL;
+    if (k != NULL) {
+        ctl_err(c, CTL_EUSAGE, "%s: %s", k->name, msg);
+        fprintf(stderr, "usage: pcamctl %s\n(pcamctl help %s for more)\n", k->usage, k->name);
+    } else {
+        ctl_err(c, CTL_EUSAGE, "%s", msg);
+    }
+    return CTL_EUSAGE;
+}
+
+void ctl_json_error(ctl *c, int rc)
+{
+    static const char *const kinds[] = {"ok", "scsi", "usage", "no_device", "backend", "file", "not_confirmed"};
+    j_obj(NULL);
+    j_bool("ok", false);
+    if (c->cmd != NULL)
+        j_str("command", c->cmd);
+    j_u64("exit_status", (uint64_t)rc);
+    j_str("kind", rc >= 0 && (size_t)rc < sizeof kinds / sizeof kinds[0] ? kinds[rc] : "other");
+    j_str("error", c->last_err[0] != '\0' ? c->last_err : "failed");
+    j_end_obj();
+    j_done();
 }
 
 /* ------------------------------------------------------------------ */
 #define J_DEPTH 16
 static bool j_first[J_DEPTH] = {true};
 static int j_level;
+static unsigned j_ndocs;
+
+unsigned j_docs(void)
+{
+    return j_ndocs;
+}
 
 static void j_string(const char *s)
 {
@@ -107,8 +163,15 @@ void j_null(const char *key)
     fputs("null", stdout);
 }
 
+void j_i64(const char *key, int64_t v)
+{
+    j_key(key);
+    printf("%lld", (long long)v);
+}
+
 void j_done(void)
 {
+    j_ndocs++;
     putchar('\n');
     j_level = 0;
     j_first[0] = true;

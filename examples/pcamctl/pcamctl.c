@@ -2,80 +2,89 @@
 /*
  * pcamctl: a camcontrol-like tool over pcam's CCB API.
  *
- *   pcamctl [--backend sim|qemu-esp] [--sim SPEC | --sim @FILE]
- *           [--qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]]... [--json] [--polled] COMMAND [ARGS]
+ *   pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]     (options anywhere, --opt=value too)
  *
- * The command table and the usage text below are the reference; the
- * topology grammar is in simspec.c and examples/pcamctl/README.md.
+ * This file: the command line (global options wherever they appear), device
+ * paths, the SCSI I/O helpers every subcommand shares. The command table is
+ * in help.c, the topology grammar in simspec.c, the man page in pcamctl.1.
+ * Nothing here talks to a chip: only CCBs through the back-end seam.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
+#include "pcam/pcam_cdb.h"
+#include "pcam/pcam_inquiry.h"
 #include "pcam/pcam_sense.h"
 
 #define DEFAULT_SIM "0:disk:64M,3:cd"
 
-static const char usage_text[] =
-    "usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]\n"
-    "\n"
-    "global options:\n"
-    "  --backend NAME   sim (default) or qemu-esp (QEMU's AM53C974 over qtest)\n"
-    "  --qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]\n"
-    "                   qemu-esp: a drive on the controller (repeatable; IDs 0..6; a cd\n"
-    "                   without IMAGE has no medium); QEMU binary from $PCAM_QEMU or PATH\n"
-    "  --sim SPEC       simulated topology, e.g. \"0:disk:64M,2:disk:1G:fast10,3:cd,5:disk:luns=3\"\n"
-    "  --sim @FILE      the topology from a file ('#' comments, items on lines or comma-separated)\n"
-    "                   (default: $PCAMCTL_SIM, else \"" DEFAULT_SIM "\")\n"
-    "  --json           machine-readable output on stdout\n"
-    "  --polled         drive the core in polled mode (no interrupts)\n"
-    "\n"
-    "commands (PATH is TARGET or TARGET:LUN; LUN defaults to 0):\n"
-    "  devlist [-l]                      scan and list the devices (-l: capacity and agreement)\n"
-    "  inquiry PATH [--vpd PAGE] [--hex] standard INQUIRY data, or a VPD page (0x00, 0x80, 0x83)\n"
-    "  readcap PATH                      READ CAPACITY: last LBA, block size, size\n"
-    "  tur PATH                          TEST UNIT READY\n"
-    "  read PATH --lba N --count N -o FILE   blocks to a file ('-' = stdout)\n"
-    "  write PATH --lba N [--count N] -i FILE  blocks from a file (a whole number of blocks)\n"
-    "  negotiate TARGET [--period F] [--offset N] [--width 8|16] [--dt on|off]\n"
-    "            [--disconnect on|off] [--tags on|off] [--async]\n"
-    "                                    show user/goal/current; options set the user limits first\n"
-    "  tags PATH [--depth N] [--load N] [--age-count N] [--age-ms MS] [--starve-ms MS] [--no-aging]\n"
-    "                                    queue depth, aging settings and counters\n"
-    "  reset dev|lun PATH | reset bus    BUS DEVICE RESET, LOGICAL UNIT RESET or a SCSI bus reset\n"
-    "  sense HEX...                      decode sense bytes (no bus)\n"
-    "  trace [-o FILE] [--scan] [--phases] COMMAND [ARGS]\n"
-    "                                    run COMMAND and write a VCD of the bus (default pcam.vcd)\n"
-    "  bench [pcambench options]         the benchmark on its own simulated bus (--help for options)\n"
-    "\n"
-    "exit status: 0 done, 1 the command failed on the bus, 2 bad usage or topology,\n"
-    "             3 no device at PATH, 4 back-end not available\n";
-
-static int usage(ctl *c, const char *why)
+unsigned ctl_max_target(const ctl *c)
 {
-    if (why != NULL)
-        ctl_err(c, 0, "%s", why);
-    fputs(usage_text, stderr);
-    return CTL_EUSAGE;
+    if (c->be != NULL && !ctl_is_sim(c))
+        return 7; /* the AM53C974 is narrow */
+    return c->spec.width == 8 ? 7u : 15u;
 }
 
+const char *ctl_bus_name(const ctl *c)
+{
+    return c->be != NULL && !ctl_is_sim(c) ? "esp0" : "sim0";
+}
+
+static bool all_digits(const char *s)
+{
+    if (*s == '\0')
+        return false;
+    for (; *s != '\0'; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* [BUS:]TARGET[:LUN]: one part is a target, two are TARGET:LUN unless the
+ * first is the bus's name (sim0:3), three are BUS:TARGET:LUN. */
 int ctl_parse_path(ctl *c, const char *s, uint8_t *target, uint8_t *lun, bool allow_lun)
 {
-    uint64_t t, l = 0;
-    char buf[32];
+    uint64_t t, l = 0, b = 0;
+    char buf[64];
+    char *part[4];
+    int n = 0;
+    unsigned maxt = ctl_max_target(c), maxl = (unsigned)c->bcfg.luns_per_target - 1u;
     if (s == NULL)
-        return ctl_err(c, CTL_EUSAGE, "missing the device path (TARGET or TARGET:LUN)");
+        return ctl_usage(c, "missing the device path ([BUS:]TARGET[:LUN])");
+    if (strlen(s) >= sizeof buf)
+        return ctl_usage(c, "'%s' is not a device path", s);
     snprintf(buf, sizeof buf, "%s", s);
-    char *colon = strchr(buf, ':');
-    if (colon != NULL) {
-        *colon = '\0';
-        if (!allow_lun)
-            return ctl_err(c, CTL_EUSAGE, "'%s': this command takes a target ID, not a LUN", s);
-        if (!ctl_parse_u64(colon + 1, &l) || l >= PCAM_MAX_LUNS)
-            return ctl_err(c, CTL_EUSAGE, "'%s': bad LUN", s);
+    for (char *p = buf; n < 4;) {
+        part[n++] = p;
+        p = strchr(p, ':');
+        if (p == NULL)
+            break;
+        *p++ = '\0';
     }
-    if (!ctl_parse_u64(buf, &t) || t >= PCAM_MAX_TARGETS)
-        return ctl_err(c, CTL_EUSAGE, "'%s': bad target ID (0..15)", s);
+    if (n > 3)
+        return ctl_usage(c, "'%s': a path is [BUS:]TARGET[:LUN]", s);
+    uint64_t dummy;
+    bool named_bus = n == 2 && !ctl_parse_u64(part[0], &dummy); /* "sim0:3", not "0x5:1" */
+    if (n == 3 || named_bus) {
+        const char *bs = part[0];
+        if (strcmp(bs, ctl_bus_name(c)) != 0 && (!ctl_parse_u64(bs, &b) || b != 0))
+            return ctl_usage(c, "'%s': no bus '%s': the %s back-end has one bus, 0 (%s)", s, bs,
+                             c->be != NULL ? c->be->name : "sim", ctl_bus_name(c));
+        part[0] = part[1];
+        part[1] = n == 3 ? part[2] : NULL;
+        n--;
+    }
+    if (n == 2) {
+        if (!allow_lun)
+            return ctl_usage(c, "'%s': this command takes a target, not a LUN", s);
+        if (!ctl_parse_u64(part[1], &l) || l > maxl)
+            return ctl_usage(c, "'%s': bad LUN '%s' (valid: 0..%u)", s, part[1], maxl);
+    }
+    if (!ctl_parse_u64(part[0], &t) || t > maxt)
+        return ctl_usage(c, "'%s': bad target '%s' (valid: 0..%u, not %u, the initiator's own ID)", s,
+                         part[0], maxt, c->spec.initiator);
     *target = (uint8_t)t;
     *lun = (uint8_t)l;
     return 0;
@@ -89,14 +98,44 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
     ccb.target = target;
     ccb.lun = lun;
     uint32_t st = ctl_sync(c, &ccb, 1000);
-    if ((st & PCAM_STATUS_MASK) != PCAM_REQ_CMP || !ccb.u.dev.present) {
-        if (target == c->spec.initiator)
-            return ctl_err(c, CTL_ENODEV, "%u is the initiator's own ID", target);
-        return ctl_err(c, CTL_ENODEV, "no device at %u:%u", target, lun);
+    if ((st & PCAM_STATUS_MASK) == PCAM_REQ_CMP && ccb.u.dev.present) {
+        if (dev != NULL)
+            *dev = ccb.u.dev;
+        return 0;
     }
-    if (dev != NULL)
-        *dev = ccb.u.dev;
-    return 0;
+    if (target == c->spec.initiator)
+        return ctl_err(c, CTL_ENODEV, "%u is the initiator's own ID", target);
+    /* The scan did not list it: ask once more, so a target that is there
+     * but BUSY, hung or failing says so instead of "no device". */
+    uint8_t cdb[16], data[36];
+    ctl_io io;
+    int n = pcam_cdb_inquiry(cdb, sizeof cdb, false, 0, sizeof data);
+    ctl_io_init(&io, target, lun, cdb, n, PCAM_DIR_IN, data, sizeof data);
+    bool q = c->quiet;
+    c->quiet = true;
+    uint32_t ist = ctl_io_run(c, &io);
+    c->quiet = q;
+    /* Only a selection timeout or "no LU here" means no device; a target
+     * that answers BUSY, hangs or fails is there and the failure is said. */
+    if ((ist & PCAM_STATUS_MASK) == PCAM_SEL_TIMEOUT && ist != 0xFFFFFFFFu)
+        return ctl_err(c, CTL_ENODEV, "no device at %u:%u (selection timeout: nothing answers at that ID)",
+                       target, lun);
+    if (ist == 0xFFFFFFFFu)
+        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table and did not finish an INQUIRY (it hangs)",
+                       target, lun);
+    if ((ist & PCAM_STATUS_MASK) == PCAM_REQ_CMP) {
+        pcam_inquiry inq;
+        if (pcam_inquiry_parse(data, sizeof data - io.ccb.u.io.resid, &inq) == PCAM_OK && inq.qualifier != 0)
+            return ctl_err(c, CTL_ENODEV, "no device at %u:%u (target %u answers, peripheral qualifier %u: no LU there)",
+                           target, lun, target, inq.qualifier);
+        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'",
+                       target, lun);
+    }
+    char why[256];
+    ctl_io_describe(&io, why, sizeof why);
+    if ((ist & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR && io.ccb.u.io.scsi_status == 0x08)
+        snprintf(why, sizeof why, "the target answers BUSY (SCSI status 0x08) after the core's retries");
+    return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table: %s", target, lun, why);
 }
 
 void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,
@@ -157,6 +196,8 @@ int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
         j_obj(NULL);
         j_bool("ok", false);
         j_str("command", what);
+        j_u64("exit_status", CTL_EFAIL);
+        j_str("kind", "scsi");
         j_str("status", io->status == 0xFFFFFFFFu ? "NOT_COMPLETED" : pcam_status_name(io->status));
         j_u64("scsi_status", io->ccb.u.io.scsi_status);
         if (io->status != 0xFFFFFFFFu && (io->status & PCAM_AUTOSNS_VALID))
@@ -168,98 +209,232 @@ int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
     return ctl_err(c, CTL_EFAIL, "%s failed: %s", what, why);
 }
 
-static const struct {
-    const char *name;
-    int (*fn)(ctl *, int, char **);
-} commands[] = {
-    {"devlist", cmd_devlist},   {"inquiry", cmd_inquiry}, {"readcap", cmd_readcap},
-    {"tur", cmd_tur},           {"read", cmd_read},       {"write", cmd_write},
-    {"negotiate", cmd_negotiate}, {"tags", cmd_tags},     {"reset", cmd_reset},
-    {"sense", cmd_sense},       {"trace", cmd_trace},     {"bench", cmd_bench},
-};
+#define MAX_ARGS 512
+#define MAX_FAULTS CTL_QEMU_MAX_DRIVES
 
-int ctl_dispatch(ctl *c, const char *name, int argc, char **argv)
+/* --qemu-fault ID[:LUN][:CONFIG]: blkdebug under that drive (given anywhere). */
+static int apply_fault(ctl *c, const char *v)
 {
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(commands[i].name, name) == 0)
-            return commands[i].fn(c, argc, argv);
-    return -1;
+    char buf[SPEC_PATH + 16];
+    uint64_t id, lun = 0;
+    snprintf(buf, sizeof buf, "%s", v);
+    char *p = strchr(buf, ':'), *conf = NULL;
+    if (p != NULL) {
+        *p++ = '\0';
+        char *q = strchr(p, ':');
+        if (all_digits(p) || (q != NULL && (*q = '\0', all_digits(p)))) {
+            if (!ctl_parse_u64(p, &lun))
+                lun = 99;
+            conf = q != NULL ? q + 1 : NULL;
+        } else {
+            if (q != NULL)
+                *q = ':';
+            conf = p;
+        }
+    }
+    if (!ctl_parse_u64(buf, &id) || id > 6 || lun > 7)
+        return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: want ID[:LUN][:CONFIG] with ID 0..6, LUN 0..7", v);
+    for (size_t k = 0; k < c->nqdrives; k++) {
+        ctl_qdrive *d = &c->qdrives[k];
+        if (d->id != id || d->lun != lun)
+            continue;
+        if (d->image[0] == '\0')
+            return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: drive %u:%u has no image to put blkdebug under", v,
+                           d->id, d->lun);
+        if (conf != NULL && strchr(conf, ',') != NULL)
+            return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: the CONFIG path may not contain ','", v);
+        d->blkdebug = true;
+        snprintf(d->blkdebug_conf, sizeof d->blkdebug_conf, "%s", conf != NULL ? conf : "");
+        c->qemu_monitor = true;
+        return 0;
+    }
+    return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: no --qemu-drive %u:%u", v, (unsigned)id, (unsigned)lun);
+}
+
+/* An error before the command runs: the message, and with --json its object. */
+static int early(ctl *c, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int early(ctl *c, int code, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    ctl_err(c, code, "%s", msg);
+    if (c->json)
+        ctl_json_error(c, code);
+    return code;
 }
 
 int main(int argc, char **argv)
 {
     static ctl c;
+    static char *args[MAX_ARGS];
+    static char *rest[MAX_ARGS];
+    static char split[MAX_ARGS][256];
+    const char *faults[MAX_FAULTS];
+    size_t nfaults = 0;
     const char *sim = getenv("PCAMCTL_SIM");
     char *file_text = NULL;
     char err[512];
-    int i;
+    int n = 0, nrest = 0;
+    bool version = false, help = false, dashdash = false;
 
     c.prog = "pcamctl";
     c.backend_name = "sim";
     c.scan = true;
+    c.spec.initiator = 7;
+    c.spec.width = 16;
     pcam_bus_config_defaults(&c.bcfg);
     if (sim == NULL || *sim == '\0')
         sim = DEFAULT_SIM;
-    for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    /* --json anywhere (before "--") makes even an early error a JSON object. */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0)
+            c.json = true;
+    /* --opt=value becomes --opt value (before a "--"). */
+    for (int i = 1; i < argc; i++) {
+        char *a = argv[i], *eq = strchr(a, '=');
+        if (n + 2 > MAX_ARGS)
+            return early(&c, CTL_EUSAGE, "more than %d arguments", MAX_ARGS - 2);
+        if (strcmp(a, "--") == 0)
+            dashdash = true;
+        if (!dashdash && strncmp(a, "--", 2) == 0 && eq != NULL && (size_t)(eq - a) < sizeof split[0]) {
+            memcpy(split[n], a, (size_t)(eq - a));
+            split[n][eq - a] = '\0';
+            args[n] = split[n];
+            n++;
+            args[n++] = eq + 1;
+        } else {
+            args[n++] = a;
+        }
+    }
+    /* Global options wherever they are: before the command, after it, or
+     * inside trace's COMMAND. */
+    dashdash = false;
+    for (int i = 0; i < n; i++) {
+        const char *a = args[i];
+        const char *v = i + 1 < n ? args[i + 1] : NULL;
+        bool takes = strcmp(a, "--backend") == 0 || strcmp(a, "--sim") == 0 || strcmp(a, "--qemu-drive") == 0 ||
+                     strcmp(a, "--qemu-fault") == 0 || strcmp(a, "--qemu-arg") == 0;
+        if (dashdash) {
+            rest[nrest++] = args[i];
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            dashdash = true;
+            continue;
+        }
+        if (takes && v == NULL)
+            return early(&c, CTL_EUSAGE, "option %s needs a value (pcamctl help)", a);
         if (strcmp(a, "--json") == 0) {
             c.json = true;
         } else if (strcmp(a, "--polled") == 0) {
             c.polled = true;
-        } else if (strcmp(a, "--backend") == 0 && v != NULL) {
+        } else if (strcmp(a, "--yes") == 0) {
+            c.yes = true;
+        } else if (strcmp(a, "--version") == 0) {
+            version = true;
+        } else if ((strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) && nrest == 0) {
+            help = true;
+        } else if (strcmp(a, "--backend") == 0) {
             c.backend_name = v;
             i++;
-        } else if (strcmp(a, "--qemu-drive") == 0 && v != NULL) {
+        } else if (strcmp(a, "--sim") == 0) {
+            sim = v;
+            i++;
+        } else if (strcmp(a, "--qemu-arg") == 0) {
+            if (c.nqargs == CTL_QEMU_MAX_ARGS)
+                return early(&c, CTL_EUSAGE, "at most %d --qemu-arg options", CTL_QEMU_MAX_ARGS);
+            c.qemu_args[c.nqargs++] = v;
+            i++;
+        } else if (strcmp(a, "--qemu-fault") == 0) {
+            if (nfaults == MAX_FAULTS)
+                return early(&c, CTL_EUSAGE, "at most %d --qemu-fault options", MAX_FAULTS);
+            faults[nfaults++] = v;
+            i++;
+        } else if (strcmp(a, "--qemu-drive") == 0) {
             if (c.nqdrives == CTL_QEMU_MAX_DRIVES)
-                return ctl_err(&c, CTL_EUSAGE, "at most %d --qemu-drive options", CTL_QEMU_MAX_DRIVES);
+                return early(&c, CTL_EUSAGE, "at most %d --qemu-drive options", CTL_QEMU_MAX_DRIVES);
             if (ctl_qdrive_parse(v, &c.qdrives[c.nqdrives], err, sizeof err) != 0)
-                return ctl_err(&c, CTL_EUSAGE, "--qemu-drive %s", err);
+                return early(&c, CTL_EUSAGE, "--qemu-drive %s", err);
             for (size_t k = 0; k < c.nqdrives; k++)
                 if (c.qdrives[k].id == c.qdrives[c.nqdrives].id && c.qdrives[k].lun == c.qdrives[c.nqdrives].lun)
-                    return ctl_err(&c, CTL_EUSAGE, "--qemu-drive %s: %u:%u is given twice", v,
+                    return early(&c, CTL_EUSAGE, "--qemu-drive %s: %u:%u is given twice", v,
                                    c.qdrives[k].id, c.qdrives[k].lun);
             c.nqdrives++;
             i++;
-        } else if (strcmp(a, "--sim") == 0 && v != NULL) {
-            sim = v;
-            i++;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return 0;
+        } else if (nrest == 0 && a[0] == '-') {
+            ctl_err(&c, CTL_EUSAGE, "unknown option '%s'", a);
+            fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists them\n", stderr);
+            if (c.json)
+                ctl_json_error(&c, CTL_EUSAGE);
+            return CTL_EUSAGE;
         } else {
-            char why[128];
-            snprintf(why, sizeof why, "unknown or incomplete option '%s'", a);
-            return usage(&c, why);
+            rest[nrest++] = args[i];
         }
     }
-    if (i >= argc)
-        return usage(&c, "missing the command");
+    rest[nrest] = NULL;
+    if (version) {
+        if (c.json) {
+            j_obj(NULL);
+            j_str("program", "pcamctl");
+            j_str("version", ctl_version);
+            j_end_obj();
+            j_done();
+        } else {
+            printf("pcamctl %s (pcam %s)\n", ctl_version, ctl_version);
+        }
+        return 0;
+    }
+    if (help) {
+        ctl_print_help(stdout);
+        return 0;
+    }
+    int rc = 0;
     c.be = ctl_find_backend(c.backend_name);
-    if (c.be == NULL)
-        return ctl_err(&c, CTL_EUSAGE, "unknown back-end '%s' (sim or qemu-esp)", c.backend_name);
-    if (c.nqdrives != 0 && strcmp(c.be->name, "qemu-esp") != 0)
-        return ctl_err(&c, CTL_EUSAGE, "--qemu-drive needs --backend qemu-esp");
-    if (c.polled && strcmp(c.be->name, "qemu-esp") == 0)
-        return ctl_err(&c, CTL_EUSAGE, "--polled: the qemu-esp back-end runs on interrupts only");
+    if (nrest == 0) {
+        rc = ctl_err(&c, CTL_EUSAGE, "missing the command");
+        fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists them\n", stderr);
+    } else if (c.be == NULL) {
+        rc = ctl_err(&c, CTL_EUSAGE, "unknown back-end '%s' (sim or qemu-esp)", c.backend_name);
+    } else if (c.nqdrives != 0 && strcmp(c.be->name, "qemu-esp") != 0) {
+        rc = ctl_err(&c, CTL_EUSAGE, "--qemu-drive needs --backend qemu-esp");
+    } else if ((nfaults != 0 || c.nqargs != 0) && strcmp(c.be->name, "qemu-esp") != 0) {
+        rc = ctl_err(&c, CTL_EUSAGE, "--qemu-fault and --qemu-arg need --backend qemu-esp");
+    } else if (c.polled && strcmp(c.be->name, "qemu-esp") == 0) {
+        rc = ctl_err(&c, CTL_EUSAGE, "--polled: the qemu-esp back-end runs on interrupts only");
+    }
+    for (size_t k = 0; rc == 0 && k < nfaults; k++)
+        rc = apply_fault(&c, faults[k]);
     c.spec_text = sim;
-    if (sim[0] == '@') {
+    if (rc == 0 && sim[0] == '@') {
         file_text = simspec_read_file(sim + 1, err, sizeof err);
         if (file_text == NULL)
-            return ctl_err(&c, CTL_EUSAGE, "--sim: %s", err);
-        sim = file_text;
+            rc = ctl_err(&c, CTL_EUSAGE, "--sim: %s", err);
+        else
+            sim = file_text;
     }
-    if (strcmp(c.be->name, "sim") == 0 && simspec_parse(sim, &c.spec, err, sizeof err) != 0) {
-        free(file_text);
-        return ctl_err(&c, CTL_EUSAGE, "bad --sim topology: %s", err);
-    }
+    if (rc == 0 && strcmp(c.be->name, "sim") == 0 && simspec_parse(sim, &c.spec, err, sizeof err) != 0)
+        rc = ctl_err(&c, CTL_EUSAGE, "bad --sim topology: %s", err);
     free(file_text);
-    int rc = ctl_dispatch(&c, argv[i], argc - i - 1, argv + i + 1);
-    if (rc < 0) {
-        char why[128];
-        snprintf(why, sizeof why, "unknown command '%s'", argv[i]);
-        return usage(&c, why);
+    if (rc == 0) {
+        unsigned docs = j_docs();
+        rc = ctl_dispatch(&c, rest[0], nrest - 1, rest + 1);
+        if (rc < 0) {
+            rc = ctl_err(&c, CTL_EUSAGE, "unknown command '%s'", rest[0]);
+            fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists the commands\n", stderr);
+        }
+        ctl_close(&c);
+        if (c.json && rc != 0 && j_docs() == docs)
+            ctl_json_error(&c, rc);
+        return rc;
     }
-    ctl_close(&c);
+    if (c.json)
+        ctl_json_error(&c, rc);
     return rc;
 }

@@ -3,7 +3,10 @@
  * The qemu-esp back-end: QEMU's AM53C974 with the --qemu-drive images,
  * driven by hal/esp over the qtest socket (osshim/posix/pcam_qemu_esp.h).
  * Like the simulated bus, it lives for one process run: each command starts
- * QEMU, scans, acts and stops it; the images are what persists.
+ * QEMU, scans, acts and stops it; the images are what persists. In script
+ * mode one QEMU serves every command of the script. --qemu-arg adds QEMU
+ * arguments, --qemu-fault puts blkdebug under a drive, and hmp passes a
+ * monitor command (a blkdebug break point, say) through QMP.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -99,6 +102,7 @@ static int qemu_open(ctl *c)
         d[i].scsi_id = q->id;
         d[i].lun = q->lun;
         d[i].read_only = q->read_only;
+        d[i].blkdebug = q->blkdebug ? q->blkdebug_conf : NULL;
     }
     c->qe = calloc(1, sizeof *c->qe);
     if (c->qe == NULL)
@@ -107,6 +111,10 @@ static int qemu_open(ctl *c)
     o.drives = d;
     o.ndrives = c->nqdrives;
     o.bus_config = &c->bcfg;
+    c->qemu_args[c->nqargs] = NULL;
+    o.extra_args = c->nqargs != 0 ? c->qemu_args : NULL;
+    /* The monitor carries blkdebug's break/resume and the hmp command. */
+    o.monitor = c->qemu_monitor || c->script;
     o.log_file = stderr;
     o.log_level = getenv("PCAMCTL_QEMU_DEBUG") != NULL ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
     rc = pcam_qemu_esp_open(c->qe, &o, err, sizeof err);
@@ -157,3 +165,38 @@ static void qemu_close(ctl *c)
 
 const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_open, qemu_submit, qemu_step, qemu_now,
                                           qemu_close};
+
+int cmd_hmp(ctl *c, int argc, char **argv)
+{
+    char cmd[1024], out[8192];
+    size_t k = 0;
+    if (ctl_is_sim(c))
+        return ctl_err(c, CTL_EUSAGE, "hmp: the QEMU monitor needs --backend qemu-esp");
+    if (argc == 0)
+        return ctl_usage(c, "missing the monitor command");
+    for (int i = 0; i < argc; i++) {
+        int n = snprintf(cmd + k, sizeof cmd - k, "%s%s", i ? " " : "", argv[i]);
+        if (n < 0 || (size_t)n >= sizeof cmd - k)
+            return ctl_usage(c, "the monitor command is too long");
+        k += (size_t)n;
+    }
+    int rc = ctl_open(c);
+    if (rc != 0)
+        return rc;
+    out[0] = '\0';
+    rc = pcam_qemu_hmp(c->qe->q, cmd, out, sizeof out);
+    if (rc != 0)
+        return ctl_err(c, CTL_EFAIL, "monitor command '%s' failed: %s", cmd, out[0] ? out : strerror(-rc));
+    if (c->json) {
+        j_obj(NULL);
+        j_str("hmp", cmd);
+        j_str("output", out);
+        j_end_obj();
+        j_done();
+    } else {
+        fputs(out, stdout);
+        if (out[0] != '\0' && out[strlen(out) - 1] != '\n')
+            putchar('\n');
+    }
+    return 0;
+}

@@ -61,8 +61,20 @@ bool ctl_parse_u64(const char *s, uint64_t *out)
     char *end;
     if (s == NULL || *s == '\0' || *s == '-' || isspace((unsigned char)*s))
         return false;
+    /* Base 10 unless 0x: strtoull's base 0 would read "0100" as octal 64,
+     * and a block number or target ID typed with a leading zero would go
+     * somewhere else than the user meant. */
+    int base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+        if (!isxdigit((unsigned char)*s))
+            return false;
+    } else if (!isdigit((unsigned char)*s)) {
+        return false;
+    }
     errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
+    unsigned long long v = strtoull(s, &end, base);
     if (errno != 0 || *end != '\0')
         return false;
     *out = v;

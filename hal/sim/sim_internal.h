@@ -273,6 +273,8 @@ struct pcam_sim {
     pcam_sim_trace_entry log_held[4];
     unsigned log_nheld;
     uint16_t log_left[2];      /* message bytes still to come, per direction (out, in); 0x100: extended length next */
+    uint8_t log_ext[2][16];    /* an extended message's bytes so far, per direction, for one line */
+    uint16_t log_ext_n[2];     /* how many (0: none in progress) */
 
     /* VCD */
     FILE *vcd;

@@ -190,6 +190,13 @@ void pcam_simlu_init_disk(pcam_simlu *lu, uint8_t *store, uint64_t blocks, uint3
     pcam_simlu_mode_defaults(lu);
 }
 
+void pcam_simlu_set_serial(pcam_simlu *lu, const char *serial)
+{
+    if (lu == NULL)
+        return;
+    pcam_simlu_copy_id(lu->serial, sizeof lu->serial, serial);
+}
+
 void pcam_simlu_unit_attention(pcam_simlu *lu, uint8_t asc, uint8_t ascq)
 {
     if (lu == NULL)

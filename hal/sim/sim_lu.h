@@ -84,6 +84,9 @@ void pcam_simlu_init_disk(pcam_simlu *lu, uint8_t *store, uint64_t blocks, uint3
  * UNIT ATTENTION 29/00 pending. */
 void pcam_simlu_init_cdrom(pcam_simlu *lu, uint8_t *store, uint64_t blocks,
                            const char *vendor, const char *product);
+/* Give an LU (a CD-ROM has none after init) the serial number of VPD 80h
+ * and of 83h's T10 vendor ID designator; NULL or "" clears it. */
+void pcam_simlu_set_serial(pcam_simlu *lu, const char *serial);
 /* Default mechanism of a 1995 7,200 rpm disk (constants in sim_lu.c, model in sim_lu_timing.c). */
 void pcam_simlu_default_timing(pcam_simlu_timing *t);
 

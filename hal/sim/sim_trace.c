@@ -209,6 +209,29 @@ static bool log_first_byte(pcam_sim *s, unsigned dir, uint8_t b)
     return first;
 }
 
+/* An extended message (SDTR, WDTR, PPR...) as one line with its bytes and
+ * what core/proto's decoder makes of them, as pcamdecode msg prints it;
+ * stamped with its last byte. A message cut short says so. */
+static void log_ext_line(pcam_sim *s, const pcam_sim_trace_entry *last, unsigned dir, bool complete)
+{
+    char hex[3 * 16 + 1], text[PCAM_MSG_TEXT_MAX];
+    unsigned n = s->log_ext_n[dir] < 16u ? s->log_ext_n[dir] : 16u;
+    pcam_msg m;
+    size_t used = 0;
+
+    for (unsigned i = 0; i < n; i++)
+        snprintf(hex + 3 * i, 4, " %02X", (unsigned)s->log_ext[dir][i]);
+    hex[3 * n] = '\0';
+    if (!complete)
+        snprintf(text, sizeof text, "(extended message cut short after %u bytes)", (unsigned)s->log_ext_n[dir]);
+    else if (pcam_msg_decode(s->log_ext[dir], n, &m, &used) != 0 || pcam_msg_format(&m, text, sizeof text) < 0)
+        snprintf(text, sizeof text, "(malformed extended message)");
+    fprintf(s->log, "%10llu.%03u us  T%-2u %s%s  %s\n", (unsigned long long)(last->t_ns / 1000u),
+            (unsigned)(last->t_ns % 1000u), (unsigned)(last->target < PCAM_SIM_MAX_IDS ? last->target : 0u),
+            dir != 0 ? "MSG IN" : "MSG OUT", hex, text);
+    s->log_ext_n[dir] = 0;
+}
+
 static void sim_log(pcam_sim *s, const pcam_sim_trace_entry *e)
 {
     bool msg = e->kind == PCAM_SIM_TR_MSG_OUT || e->kind == PCAM_SIM_TR_MSG_IN;
@@ -216,6 +239,20 @@ static void sim_log(pcam_sim *s, const pcam_sim_trace_entry *e)
     if (msg) {
         unsigned dir = e->kind == PCAM_SIM_TR_MSG_IN;
         bool first = log_first_byte(s, dir, e->byte);
+
+        if ((first && e->byte == PCAM_MSG_EXTENDED) || (!first && s->log_ext_n[dir] > 0)) {
+            if (first) {
+                log_flush(s);
+                s->log_ext_n[dir] = 0;
+            }
+            if (s->log_ext_n[dir] < 16u)
+                s->log_ext[dir][s->log_ext_n[dir]] = e->byte;
+            if (s->log_ext_n[dir] < 0xFFFFu)
+                s->log_ext_n[dir]++;
+            if (s->log_left[dir] == 0)
+                log_ext_line(s, e, dir, true);
+            return;
+        }
 
         if (s->log_nheld > 0 && !first && s->log_held[0].kind == e->kind) {
             /* The second byte of the held pair: print both as one. */
@@ -251,6 +288,9 @@ static void sim_log(pcam_sim *s, const pcam_sim_trace_entry *e)
     if (!same && (e->kind == PCAM_SIM_TR_PHASE || e->kind == PCAM_SIM_TR_SELECTION ||
         e->kind == PCAM_SIM_TR_RESELECTION || e->kind == PCAM_SIM_TR_BUS_FREE ||
         e->kind == PCAM_SIM_TR_BUS_RESET || e->kind == PCAM_SIM_TR_SEL_TIMEOUT)) {
+        for (unsigned d = 0; d < 2; d++)
+            if (s->log_ext_n[d] > 0)
+                log_ext_line(s, e, d, false);
         s->log_left[0] = 0;
         s->log_left[1] = 0;
         log_flush(s);

@@ -105,4 +105,42 @@ run 2 $P --backend qemu-esp --qemu-drive 0:hd devlist
 # A bus reset on the real model: the event is reported and the disk answers.
 run 0 $Q reset bus
 has out "BUS_RESET"
+
+# --qemu-arg reaches QEMU: -global scsi-hd.serial/rotation_rate give the disk
+# a VPD 80h page and a B1h rotation rate (QEMU 7.2 scsi-disk), decoded.
+QA="--qemu-arg -global --qemu-arg scsi-hd.serial=QSER01 --qemu-arg -global --qemu-arg scsi-hd.rotation_rate=7200"
+run 0 $Q $QA inquiry 0 --vpd 0
+has out "0x80  Unit serial number"
+has out "0xb1  Block device characteristics"
+run 0 $Q $QA --json inquiry 0 --vpd 0xb1
+has out '"rotation_rate":7200'
+run 0 $Q $QA inquiry 0 --vpd 0x80
+has out "unit serial number: QSER01"
+
+# Script mode: one QEMU across the lines. A blkdebug rule fails reads of
+# sector 100 with EIO (QEMU answers ABORTED COMMAND, 0B/00/06); the read
+# before it works, a bus reset follows, and the disk answers again. The CD
+# ejected on one line is still ejected on the next: the same QEMU.
+head -c 1048576 /dev/zero >cd.img
+printf '[inject-error]\nevent = "read_aio"\nerrno = "5"\nsector = "100"\n' >eio.conf
+printf '%s\n' "read 0 --lba 99 --count 1 -o a.bin" "! read 0 --lba 100 --count 1 -o b.bin" "reset bus" \
+    "tur 0" "read 0 --lba 101 --count 1 -o c.bin" "tur 3" "eject 3" "! tur 3" "hmp info block" >repro.txt
+run 0 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-drive 3:cd:$WORK/cd.img \
+    --qemu-fault 0:$WORK/eio.conf script repro.txt
+has err "READ(10) of 1 block at LBA 100 on 0:0 failed: CHECK CONDITION: ABORTED COMMAND"
+has err "(B/00/06)"
+has err "NOT READY: Medium not present (2/3A/00)"
+has out "SCSI bus reset: REQ_CMP"
+has out "0:0: ready"
+has out "3:0: ready"
+has out "blkdebug"
+dd if=orig.img of=want.bin bs=512 skip=99 count=1 2>/dev/null
+cmp a.bin want.bin || fail "the read before the fault differs"
+dd if=d0.img of=want.bin bs=512 skip=101 count=1 2>/dev/null
+cmp c.bin want.bin || fail "the read after the reset differs"
+[ ! -s b.bin ] || fail "the failed read wrote data"
+run 2 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-fault 5:x devlist
+has err "no --qemu-drive 5:0"
+run 2 $P --qemu-arg -S devlist
+has err "need --backend qemu-esp"
 echo "pcamctl qemu-esp: all cases passed"

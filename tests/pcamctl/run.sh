@@ -10,44 +10,7 @@
 # usage: run.sh CASE   with PCAMCTL, WORK, SRC set (and EMBED, BUILD, VALGRIND
 # where the case needs them); tests/pcamctl/CMakeLists.txt passes them.
 set -u
-case_=$1
-P=${PCAMCTL:?}
-J="awk -f ${SRC:?}/tests/pcamctl/json.awk"
-rm -rf "${WORK:?}"
-mkdir -p "$WORK"
-cd "$WORK" || exit 1
-unset PCAMCTL_SIM
-
-fail() {
-    echo "FAIL ($case_): $*" >&2
-    exit 1
-}
-# run WANT_RC CMD...: stdout in out, stderr in err.
-run() {
-    want=$1
-    shift
-    "$@" >out 2>err
-    rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "--- stdout"; cat out; echo "--- stderr"; cat err
-        fail "'$*' exited $rc, expected $want"
-    fi
-}
-# has FILE TEXT: a fixed string is in FILE.
-has() {
-    grep -F -q -- "$2" "$1" || { echo "--- $1:"; cat "$1"; fail "$1 lacks '$2'"; }
-}
-hasnt() {
-    if grep -F -q -- "$2" "$1"; then cat "$1"; fail "$1 has '$2'"; fi
-}
-# jeq FILE PATH VALUE: FILE is valid JSON and its leaf PATH is VALUE.
-jeq() {
-    $J <"$1" >"$1.flat" || { cat "$1"; fail "$1 is not valid JSON"; }
-    grep -F -x -q -- "$2=$3" "$1.flat" || { cat "$1.flat"; fail "JSON $2 is not '$3'"; }
-}
-jval() {
-    $J <"$1" | awk -v k="$2=" 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }'
-}
+. "${SRC:?}/tests/pcamctl/lib.sh"
 
 TOPO="0:disk:64M,2:disk:1G:fast10,3:cd,5:disk:16M:luns=3"
 
@@ -391,6 +354,16 @@ memcheck)
     run 0 $V "$P" --sim "0:disk" trace -o v.vcd --phases reset dev 0
     # shellcheck disable=SC2086
     run 1 $V "$P" sense 12 34
+    # The newer commands, in one script on one bus.
+    printf '%s\n' "inquiry 3" "inquiry 3 --vpd 0x80" "cmd 0 12 00 00 00 24 00 -r 36" "requests 0" \
+        "modepage 0 --page 8 --set 2=4 --yes" "--json modepage 0" "reportluns 0" "verify 0 --count 64" \
+        "eject 3" "! tur 3" "rescan" "--json devlist -v" "negotiate 0 --period 0x19" "! tur 4" >s.txt
+    # shellcheck disable=SC2086
+    run 0 $V "$P" --sim "0:disk:4M,3:cd" script s.txt
+    # shellcheck disable=SC2086
+    run 0 $V "$P" --json vpd 00 b0 00 3c 00 08 00 01 00 00 10 00
+    # shellcheck disable=SC2086
+    run 2 $V "$P" --json read 0 --lba
     ;;
 *)
     fail "unknown case"

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * script: subcommands from a file or stdin, one per line, all on one bus,
+ * so a fault, a reset and what follows can be reproduced in one QEMU (or
+ * one simulated bus) without writing C.
+ *
+ *   # a comment
+ *   devlist
+ *   read 0 --lba 0 --count 8 -o a.bin
+ *   ! read 0 --lba 100 --count 1 -o b.bin     a leading '!' expects a failure
+ *   reset bus
+ *
+ * Words split at blanks; '...' and "..." quote. `--json` on a line applies
+ * to that line. The script's exit status is that of the first line that
+ * did not do what it was expected to (1 for an expected failure that
+ * succeeded), else 0. Commands that build their own bus (trace, bench on
+ * QEMU, script) are refused here: a script never opens a second bus.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+
+#define LINE_MAX_LEN 4096
+#define WORDS_MAX 128
+
+/* Split a line into words in place; -1 on an unterminated quote. */
+static int split(char *s, char **w, int cap)
+{
+    int n = 0;
+    while (*s != '\0') {
+        while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+            s++;
+        if (*s == '\0' || *s == '#')
+            break;
+        if (n == cap)
+            return -1;
+        char *out = s;
+        w[n++] = out;
+        while (*s != '\0' && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n') {
+            if (*s == '\'' || *s == '"') {
+                char q = *s++;
+                while (*s != '\0' && *s != q)
+                    *out++ = *s++;
+                if (*s != q)
+                    return -1;
+                s++;
+            } else {
+                *out++ = *s++;
+            }
+        }
+        if (*s != '\0')
+            s++;
+        *out = '\0';
+    }
+    return n;
+}
+
+int cmd_script(ctl *c, int argc, char **argv)
+{
+    if (argc > 1)
+        return ctl_usage(c, "takes at most one FILE");
+    if (c->script)
+        return ctl_usage(c, "a script cannot run a script");
+    const char *path = argc == 1 ? argv[0] : "-";
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+    if (f == NULL)
+        return ctl_err(c, CTL_EFILE, "cannot open the script %s", path);
+    bool tty = f == stdin && isatty(0);
+    bool json = c->json;
+    static char line[LINE_MAX_LEN];
+    char *w[WORDS_MAX];
+    int status = 0;
+    unsigned lineno = 0;
+    c->script = true;
+    for (;;) {
+        if (tty) {
+            fputs("pcamctl> ", stderr);
+            fflush(stderr);
+        }
+        if (fgets(line, sizeof line, f) == NULL)
+            break;
+        lineno++;
+        int n = split(line, w, WORDS_MAX);
+        if (n < 0) {
+            ctl_err(c, CTL_EUSAGE, "script line %u: an unclosed quote or more than %d words", lineno, WORDS_MAX);
+            if (status == 0)
+                status = CTL_EUSAGE;
+            continue;
+        }
+        if (n == 0)
+            continue;
+        bool expect_fail = false;
+        if (strcmp(w[0], "!") == 0 || w[0][0] == '!') {
+            expect_fail = true;
+            if (w[0][1] != '\0') {
+                w[0]++;
+            } else {
+                memmove(w, w + 1, (size_t)(n - 1) * sizeof *w);
+                n--;
+            }
+            if (n == 0)
+                continue;
+        }
+        int k = 0;
+        c->json = json;
+        for (int i = 0; i < n; i++) {
+            if (strcmp(w[i], "--json") == 0)
+                c->json = true;
+            else
+                w[k++] = w[i];
+        }
+        n = k;
+        if (strcmp(w[0], "quit") == 0 || strcmp(w[0], "exit") == 0)
+            break;
+        int rc;
+        unsigned docs = j_docs();
+        c->last_err[0] = '\0';
+        if (strcmp(w[0], "trace") == 0 || strcmp(w[0], "script") == 0 ||
+            (strcmp(w[0], "bench") == 0 && !ctl_is_sim(c))) {
+            c->cmd = "script";
+            rc = ctl_err(c, CTL_EUSAGE, "line %u: '%s' builds its own bus; run it outside a script", lineno, w[0]);
+        } else {
+            rc = ctl_dispatch(c, w[0], n - 1, w + 1);
+            if (rc < 0) {
+                c->cmd = "script";
+                rc = ctl_err(c, CTL_EUSAGE, "line %u: unknown command '%s'", lineno, w[0]);
+            }
+        }
+        if (c->json && rc != 0 && j_docs() == docs)
+            ctl_json_error(c, rc);
+        fflush(stdout);
+        if (expect_fail && rc == 0) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EFAIL, "line %u: '%s' was expected to fail and did not", lineno, w[0]);
+            rc = CTL_EFAIL;
+        } else if (expect_fail) {
+            rc = 0;
+        } else if (rc != 0 && !tty) {
+            fprintf(stderr, "pcamctl: script line %u exited %d\n", lineno, rc);
+        }
+        if (status == 0 && !tty)
+            status = rc;
+    }
+    if (tty)
+        fputc('\n', stderr);
+    if (f != stdin)
+        fclose(f);
+    c->json = json;
+    c->cmd = "script";
+    return status;
+}
