@@ -66,6 +66,13 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
     if (code == PCAM_REQ_CMP)
         ccb->u.io.resid = ccb->u.io.data_len - ccb->priv.data_ptr;
     pcam_core_complete(bus, ccb, status);
+    if (code != PCAM_REQ_CMP && (ccb->flags & PCAM_CCB_RETURN_QUEUED) != 0) {
+        /* Completions are delivered later, so a callback cannot refill the queue under this loop. */
+        pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+        pcam_ccb *c;
+        while (l != NULL && (c = pcam_ccbq_pop_head(&l->pending)) != NULL)
+            pcam_core_complete(bus, c, PCAM_REQUEUE_REQ);
+    }
 }
 
 static void set_connected_idle(pcam_bus *bus)
