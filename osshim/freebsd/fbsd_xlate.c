@@ -172,7 +172,7 @@ static uint32_t build_io(pcam_fbsd_req *r, pcam_ccb *p)
             if (seg == NULL || c->sglist_cnt == 0)
                 return PCAM_REQ_INVALID;
             for (uint16_t i = 0; i < c->sglist_cnt; i++) {
-                if (seg[i].ds_len > UINT32_MAX)
+                if ((uint64_t)seg[i].ds_len > UINT32_MAX)
                     return PCAM_REQ_TOO_BIG;
                 r->sg[i].addr = (void *)seg[i].ds_addr;
                 r->sg[i].len = (uint32_t)seg[i].ds_len;

@@ -5,9 +5,9 @@
  *        with FreeBSD's values, in pcam's own form.
  *
  * Facts, not code: every name below is FreeBSD's own (prefixed PCAM_FBSD_)
- * and its value is the one in FreeBSD's sys/cam/cam.h (statuses), 
+ * and its value is the one in FreeBSD's sys/cam/cam.h (statuses),
  * sys/cam/cam_ccb.h (function codes, CCB flags, path inquiry, transfer
- * settings, async codes, release flags) or sys/cam/scsi/scsi_all.h and
+ * settings, async codes) or sys/cam/scsi/scsi_all.h and
  * scsi_message.h (sense size, SCSI revision, tag and PPR message codes).
  * The values are the same on FreeBSD 13 and 14.
  *
@@ -33,7 +33,6 @@ extern "C" {
 #define PCAM_FBSD_CAM_REQ_INPROG 0x00u       /**< CAM_REQ_INPROG */
 #define PCAM_FBSD_CAM_REQ_CMP 0x01u          /**< CAM_REQ_CMP */
 #define PCAM_FBSD_CAM_REQ_ABORTED 0x02u      /**< CAM_REQ_ABORTED */
-#define PCAM_FBSD_CAM_UA_ABORT 0x03u         /**< CAM_UA_ABORT */
 #define PCAM_FBSD_CAM_REQ_CMP_ERR 0x04u      /**< CAM_REQ_CMP_ERR */
 #define PCAM_FBSD_CAM_BUSY 0x05u             /**< CAM_BUSY */
 #define PCAM_FBSD_CAM_REQ_INVALID 0x06u      /**< CAM_REQ_INVALID */
@@ -57,18 +56,13 @@ extern "C" {
 #define PCAM_FBSD_CAM_FUNC_NOTAVAIL 0x3Au    /**< CAM_FUNC_NOTAVAIL */
 #define PCAM_FBSD_CAM_DEV_QFRZN 0x40u        /**< CAM_DEV_QFRZN: the device queue is frozen */
 #define PCAM_FBSD_CAM_AUTOSNS_VALID 0x80u    /**< CAM_AUTOSNS_VALID */
-#define PCAM_FBSD_CAM_RELEASE_SIMQ 0x100u    /**< CAM_RELEASE_SIMQ */
-#define PCAM_FBSD_CAM_SIM_QUEUED 0x200u      /**< CAM_SIM_QUEUED */
 #define PCAM_FBSD_CAM_STATUS_MASK 0x3Fu      /**< CAM_STATUS_MASK */
 /** @} */
 
 /** @name xpt_opcode (sys/cam/cam_ccb.h; the XPT_FC_* flag bits included) */
 /** @{ */
-#define PCAM_FBSD_XPT_NOOP 0x000u             /**< XPT_NOOP */
 #define PCAM_FBSD_XPT_SCSI_IO 0x901u          /**< XPT_SCSI_IO (0x01 | XPT_FC_DEV_QUEUED) */
-#define PCAM_FBSD_XPT_GDEV_TYPE 0x002u        /**< XPT_GDEV_TYPE */
 #define PCAM_FBSD_XPT_PATH_INQ 0x004u         /**< XPT_PATH_INQ */
-#define PCAM_FBSD_XPT_REL_SIMQ 0x005u         /**< XPT_REL_SIMQ (handled by xpt, never by a SIM) */
 #define PCAM_FBSD_XPT_ABORT 0x010u            /**< XPT_ABORT */
 #define PCAM_FBSD_XPT_RESET_BUS 0x411u        /**< XPT_RESET_BUS (0x11 | XPT_FC_XPT_ONLY) */
 #define PCAM_FBSD_XPT_RESET_DEV 0x912u        /**< XPT_RESET_DEV (0x12 | XPT_FC_DEV_QUEUED) */
@@ -90,7 +84,6 @@ extern "C" {
 #define PCAM_FBSD_CAM_DATA_VADDR 0x00000000u    /**< CAM_DATA_VADDR */
 #define PCAM_FBSD_CAM_DATA_PADDR 0x00000010u    /**< CAM_DATA_PADDR */
 #define PCAM_FBSD_CAM_DATA_SG 0x00040000u       /**< CAM_DATA_SG (virtual segment list) */
-#define PCAM_FBSD_CAM_DATA_SG_PADDR 0x00040010u /**< CAM_DATA_SG_PADDR */
 #define PCAM_FBSD_CAM_DATA_BIO 0x00200000u      /**< CAM_DATA_BIO */
 #define PCAM_FBSD_CAM_DATA_MASK 0x00240010u     /**< CAM_DATA_MASK */
 #define PCAM_FBSD_CAM_DEV_QFRZDIS 0x00000400u   /**< CAM_DEV_QFRZDIS: do not freeze on error */
@@ -99,10 +92,8 @@ extern "C" {
 #define PCAM_FBSD_CAM_CDB_PHYS 0x00400000u      /**< CAM_CDB_PHYS */
 /** @} */
 
-/** @name Timeouts, tags, sense (cam_ccb.h, scsi_message.h, scsi_all.h) */
+/** @name Tags, PPR, width, sense, revision (cam_ccb.h, scsi_message.h, scsi_all.h) */
 /** @{ */
-#define PCAM_FBSD_CAM_TIME_DEFAULT 0x00000000u  /**< CAM_TIME_DEFAULT: the SIM's default */
-#define PCAM_FBSD_CAM_TIME_INFINITY 0xFFFFFFFFu /**< CAM_TIME_INFINITY */
 #define PCAM_FBSD_CAM_TAG_ACTION_NONE 0x00u     /**< CAM_TAG_ACTION_NONE */
 #define PCAM_FBSD_MSG_SIMPLE_Q_TAG 0x20u        /**< MSG_SIMPLE_Q_TAG */
 #define PCAM_FBSD_MSG_HEAD_OF_Q_TAG 0x21u       /**< MSG_HEAD_OF_Q_TAG */
@@ -149,15 +140,6 @@ extern "C" {
 #define PCAM_FBSD_AC_FOUND_DEVICE 0x080u   /**< AC_FOUND_DEVICE */
 #define PCAM_FBSD_AC_LOST_DEVICE 0x100u    /**< AC_LOST_DEVICE */
 #define PCAM_FBSD_AC_TRANSFER_NEG 0x200u   /**< AC_TRANSFER_NEG */
-#define PCAM_FBSD_AC_UNIT_ATTENTION 0x4000u /**< AC_UNIT_ATTENTION */
-/** @} */
-
-/** @name ccb_relsim release_flags (cam_ccb.h) */
-/** @{ */
-#define PCAM_FBSD_RELSIM_ADJUST_OPENINGS 0x01u       /**< RELSIM_ADJUST_OPENINGS */
-#define PCAM_FBSD_RELSIM_RELEASE_AFTER_TIMEOUT 0x02u /**< RELSIM_RELEASE_AFTER_TIMEOUT */
-#define PCAM_FBSD_RELSIM_RELEASE_AFTER_CMDCMPLT 0x04u /**< RELSIM_RELEASE_AFTER_CMDCMPLT */
-#define PCAM_FBSD_RELSIM_RELEASE_AFTER_QEMPTY 0x08u  /**< RELSIM_RELEASE_AFTER_QEMPTY */
 /** @} */
 
 /** One element of a CAM_DATA_SG list (bus_dma_segment_t with a virtual ds_addr). */
@@ -173,7 +155,7 @@ typedef struct pcam_fbsd_hdr {
     uint32_t target_id;  /**< target_id_t. */
     uint32_t target_lun; /**< lun_id_t (SPI LUNs fit in 32 bits). */
     uint32_t flags;      /**< ccb_flags. */
-    uint32_t timeout;    /**< Milliseconds, or CAM_TIME_DEFAULT / CAM_TIME_INFINITY. */
+    uint32_t timeout;    /**< Milliseconds; CAM_TIME_DEFAULT (0) is the SIM's default, as pcam's 0 is. */
 } pcam_fbsd_hdr;
 
 /** The fields of struct ccb_scsiio the translator uses. */

@@ -58,6 +58,7 @@ struct pcam_fbsd_softc {
     struct cam_sim *sim;
     struct cam_path *path;
     bool registered;
+    bool bus_up;                 /* pcam_bus_init() succeeded */
     bool simq_frozen;            /* we froze the SIM queue when out of requests */
     pcam_platform plat;
     pcam_esp esp;
@@ -180,7 +181,7 @@ static void pcam_fbsd_intr(void *arg)
 
 /* ---- union ccb <-> the translator's view ---- */
 
-static void copy_in(struct pcam_fbsd_kreq *k, union ccb *ccb)
+static void copy_in(struct pcam_fbsd_softc *sc, struct pcam_fbsd_kreq *k, union ccb *ccb)
 {
     pcam_fbsd_ccb *c = &k->r.cc;
     memset(c, 0, sizeof(*c));
@@ -236,15 +237,34 @@ static void copy_in(struct pcam_fbsd_kreq *k, union ccb *ccb)
         break;
     case XPT_ABORT: {
         union ccb *v = ccb->cab.abort_ccb;
-        pcam_fbsd_req *vr = v != NULL ? v->ccb_h.spriv_ptr0 : NULL;
-        /* Only a CCB this SIM still holds is ours to name. */
-        if (vr != NULL && vr->os == v && (v->ccb_h.status & CAM_SIM_QUEUED) != 0)
-            c->u.abort_req = vr;
+        uintptr_t p = v != NULL ? (uintptr_t)v->ccb_h.spriv_ptr0 : 0, base = (uintptr_t)sc->reqs;
+        /* Only a CCB this SIM still holds is ours to name: check the pointer
+         * is one of our requests before reading through it. */
+        if (p >= base && p < base + PCAM_FBSD_REQS * sizeof(*sc->reqs) && (p - base) % sizeof(*sc->reqs) == 0 &&
+            ((struct pcam_fbsd_kreq *)p)->r.os == v && (v->ccb_h.status & CAM_SIM_QUEUED) != 0)
+            c->u.abort_req = &((struct pcam_fbsd_kreq *)p)->r;
         break;
     }
     default:
         break;
     }
+}
+
+static void cts_out(const pcam_fbsd_cts *t, struct ccb_trans_settings *ts)
+{
+    struct ccb_trans_settings_spi *spi = &ts->xport_specific.spi;
+    ts->protocol = (cam_proto)t->protocol;
+    ts->protocol_version = t->protocol_version;
+    ts->transport = (cam_xport)t->transport;
+    ts->transport_version = t->transport_version;
+    ts->proto_specific.scsi.valid = t->scsi_valid;
+    ts->proto_specific.scsi.flags = t->scsi_flags;
+    spi->valid = t->spi_valid;
+    spi->flags = t->spi_flags;
+    spi->sync_period = t->sync_period;
+    spi->sync_offset = t->sync_offset;
+    spi->bus_width = t->bus_width;
+    spi->ppr_options = t->ppr_options;
 }
 
 static void copy_out(const pcam_fbsd_req *r, union ccb *ccb)
@@ -291,23 +311,9 @@ static void copy_out(const pcam_fbsd_req *r, union ccb *ccb)
         cpi->hba_subdevice = pci_get_subdevice(((struct pcam_fbsd_softc *)r->sim->ctx)->dev);
         break;
     }
-    case XPT_GET_TRAN_SETTINGS: {
-        struct ccb_trans_settings *ts = &ccb->cts;
-        const pcam_fbsd_cts *t = &c->u.cts;
-        ts->protocol = (cam_proto)t->protocol;
-        ts->protocol_version = t->protocol_version;
-        ts->transport = (cam_xport)t->transport;
-        ts->transport_version = t->transport_version;
-        ts->proto_specific.scsi.valid = t->scsi_valid;
-        ts->proto_specific.scsi.flags = t->scsi_flags;
-        ts->xport_specific.spi.valid = t->spi_valid;
-        ts->xport_specific.spi.flags = t->spi_flags;
-        ts->xport_specific.spi.sync_period = t->sync_period;
-        ts->xport_specific.spi.sync_offset = t->sync_offset;
-        ts->xport_specific.spi.bus_width = t->bus_width;
-        ts->xport_specific.spi.ppr_options = t->ppr_options;
+    case XPT_GET_TRAN_SETTINGS:
+        cts_out(&c->u.cts, &ccb->cts);
         break;
-    }
     case XPT_CALC_GEOMETRY:
         ccb->ccg.cylinders = c->u.ccg.cylinders;
         ccb->ccg.heads = c->u.ccg.heads;
@@ -359,18 +365,7 @@ static void op_async(void *ctx, uint32_t code, uint32_t target, uint32_t lun, co
     case AC_TRANSFER_NEG:
         memset(&cts, 0, sizeof(cts));
         cts.type = CTS_TYPE_CURRENT_SETTINGS;
-        cts.protocol = (cam_proto)t->protocol;
-        cts.protocol_version = t->protocol_version;
-        cts.transport = (cam_xport)t->transport;
-        cts.transport_version = t->transport_version;
-        cts.proto_specific.scsi.valid = t->scsi_valid;
-        cts.proto_specific.scsi.flags = t->scsi_flags;
-        cts.xport_specific.spi.valid = t->spi_valid;
-        cts.xport_specific.spi.flags = t->spi_flags;
-        cts.xport_specific.spi.sync_period = t->sync_period;
-        cts.xport_specific.spi.sync_offset = t->sync_offset;
-        cts.xport_specific.spi.bus_width = t->bus_width;
-        cts.xport_specific.spi.ppr_options = t->ppr_options;
+        cts_out(t, &cts);
         xpt_async(AC_TRANSFER_NEG, path, &cts);
         break;
     case AC_FOUND_DEVICE: {
@@ -407,7 +402,7 @@ static void pcam_fbsd_sim_action(struct cam_sim *sim, union ccb *ccb)
         return;
     }
     k = sc->free_reqs[--sc->nfree];
-    copy_in(k, ccb);
+    copy_in(sc, k, ccb);
     k->r.os = ccb;
     ccb->ccb_h.spriv_ptr0 = &k->r;
     ccb->ccb_h.status |= CAM_SIM_QUEUED;
@@ -538,6 +533,7 @@ static int pcam_fbsd_attach(device_t dev)
     mtx_lock(&sc->mtx);
     error = pcam_bus_init(&sc->bus, &cfg, &sc->hal, &sc->plat, sc->luns,
                           PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) == PCAM_OK ? 0 : ENXIO;
+    sc->bus_up = error == 0;
     if (error == 0 && pcam_fbsd_sim_init(&sc->xs, &sc->bus, &ops, sc, &id) != 0)
         error = ENXIO;
     mtx_unlock(&sc->mtx);
@@ -580,6 +576,8 @@ static int pcam_fbsd_detach(device_t dev)
 {
     struct pcam_fbsd_softc *sc = device_get_softc(dev);
 
+    if (sc->ih != NULL)
+        bus_teardown_intr(dev, sc->irq_res, sc->ih);
     mtx_lock(&sc->mtx);
     if (sc->registered) {
         xpt_async(AC_LOST_DEVICE, sc->path, NULL);
@@ -587,13 +585,12 @@ static int pcam_fbsd_detach(device_t dev)
         xpt_bus_deregister(cam_sim_path(sc->sim));
         sc->registered = false;
     }
-    if (sc->luns != NULL)
+    if (sc->bus_up)
         pcam_bus_shutdown(&sc->bus); /* every CCB still in the core completes */
+    sc->bus_up = false;
     mtx_unlock(&sc->mtx);
     if (sc->sim != NULL)
         cam_sim_free(sc->sim, TRUE);
-    if (sc->ih != NULL)
-        bus_teardown_intr(dev, sc->irq_res, sc->ih);
     callout_drain(&sc->timer);
     if (sc->bounce_bus != 0)
         bus_dmamap_unload(sc->dtag, sc->dmap);

@@ -93,8 +93,10 @@ void cm_action(cam_model *m, cm_req *q)
 
 void cm_release(cam_model *m, uint32_t target, uint32_t lun, uint32_t n)
 {
-    cm_dev *d = &m->dev[target][lun];
     m->releases += n;
+    if (target >= CM_TARGETS || lun >= CM_LUNS)
+        return; /* a path xpt would not have: nothing queued there */
+    cm_dev *d = &m->dev[target][lun];
     d->frozen = n >= d->frozen ? 0 : d->frozen - n;
     while (d->frozen == 0 && d->head != NULL) {
         cm_req *q = d->head;
