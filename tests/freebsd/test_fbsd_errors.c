@@ -134,6 +134,12 @@ static void freeze_and_requeue(void **state)
     assert_int_equal(held, requeued);
     assert_true(f->m.dev[0][0].frozen >= 1);
     assert_non_null(f->m.dev[0][0].head);
+    /* xpt holds them in the order they were first sent: none overtook another. */
+    const cm_req *prev = NULL;
+    for (const cm_req *h = f->m.dev[0][0].head; h != NULL; h = h->next) {
+        assert_true(prev == NULL || prev < h);
+        prev = h;
+    }
     /* Frozen: the target sees nothing more, however long we wait. */
     uint32_t cmds = tstats(f, 0).commands;
     idle(f, 2000 * FX_MS);
