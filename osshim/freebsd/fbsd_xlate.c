@@ -148,6 +148,8 @@ static uint32_t build_io(pcam_fbsd_req *r, pcam_ccb *p)
     default: return PCAM_REQ_INVALID; /* CAM_DIR_BOTH: no such SPI transfer */
     }
     io->data_len = io->dir == PCAM_DIR_NONE ? 0 : c->dxfer_len;
+    if (r->sim->id.maxio != 0 && io->data_len > r->sim->id.maxio)
+        return PCAM_REQ_TOO_BIG; /* beyond the maxio path inquiry announced */
     if (io->dir != PCAM_DIR_NONE) {
         switch (h->flags & PCAM_FBSD_CAM_DATA_MASK) {
         case PCAM_FBSD_CAM_DATA_VADDR:

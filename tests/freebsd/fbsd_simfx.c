@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The hal/sim fixture for the FreeBSD shim tests (fbsd_simfx.h). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <cmocka.h>
 
 #include "fbsd_simfx.h"
 
@@ -12,8 +17,11 @@ static bool fx_step(void *ctx)
     f->r.deadline = pcam_bus_next_deadline(&f->r.bus);
     if (!f->poll_only)
         return simrig_step(&f->r);
-    if (pcam_fbsd_poll(&f->m.sim))
+    if (pcam_fbsd_poll(&f->m.sim)) {
+        if (f->r.violation == NULL)
+            f->r.violation = pcam_bus_check_invariants(&f->r.bus);
         return true;
+    }
     uint64_t now = pcam_sim_now(f->r.sim);
     uint64_t t = pcam_sim_next_time(f->r.sim);
     uint64_t d = pcam_bus_next_deadline(&f->r.bus);
@@ -41,6 +49,9 @@ fbsd_fx *fx_new(const pcam_sim_config *scfg, const pcam_bus_config *bcfg)
 
 void fx_free(fbsd_fx *f)
 {
+    /* The core's own invariants held after every step the harness took. */
+    if (f->r.violation != NULL)
+        fail_msg("core invariant violated: %s", f->r.violation);
     simrig_fini(&f->r);
     free(f);
 }

@@ -40,7 +40,10 @@ static bool q_step(void *ctx)
     qfx *f = (qfx *)ctx;
     if (f->poll_only) {
         /* Interrupts off: only the SIM's poll routine, as a kernel dump runs it. */
+        const char *v;
         pcam_fbsd_poll(&f->m.sim);
+        if ((v = pcam_bus_check_invariants(&f->b.bus)) != NULL)
+            fail_msg("core invariant violated: %s", v);
         return true;
     }
     qbus_step(&f->b, 20);

@@ -369,6 +369,13 @@ static void geometry(void **state)
     fx_free(f);
 }
 
+static uint32_t tstats_commands(fbsd_fx *f, uint8_t id)
+{
+    pcam_sim_target_stats st;
+    pcam_sim_target_stats_get(f->r.sim, id, &st);
+    return st.commands;
+}
+
 /* Requests CAM can build but this SIM must refuse, each with a defined status. */
 static void bad_requests(void **state)
 {
@@ -417,6 +424,11 @@ static void bad_requests(void **state)
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_DATA_SG, segs, 512, 0, 1000);
     q.r.cc.u.csio.sglist_cnt = PCAM_FBSD_MAX_SEGS + 1;
     assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
+    /* One block past the maxio path inquiry announced (64 KiB here). */
+    cm_cdb_rw10(cdb, false, 0, 129);
+    cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN, buf, 129 * 512, 0, 1000);
+    assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
+    assert_int_equal(tstats_commands(f, 0), 0); /* none of these reached the target */
     fx_free(f);
 
     pcam_sim_config sc;
