@@ -416,6 +416,7 @@ static void pcam_fbsd_sim_poll(struct cam_sim *sim)
     struct pcam_fbsd_softc *sc = cam_sim_softc(sim);
     mtx_assert(&sc->mtx, MA_OWNED);
     pcam_fbsd_poll(&sc->xs);
+    pcam_fbsd_rearm(sc); /* for when interrupts come back (early boot) */
 }
 
 /* ---- newbus ---- */
