@@ -233,13 +233,21 @@ static void bus_scan(void **state)
     assert_int_equal(e->cts.bus_width, PCAM_FBSD_MSG_EXT_WDTR_BUS_16_BIT);
     assert_int_equal(e->lun, PCAM_FBSD_CAM_LUN_WILDCARD);
 
-    /* da(4): READ CAPACITY(10) answers the last LBA and the block length. */
-    uint8_t cdb[10], cap[8];
+    /* da(4)'s probe: MODE SENSE(6) of all pages for write protection, then
+     * READ CAPACITY(10) (SIMPLE tag, full sense, 5 s), answering the last
+     * LBA and the block length. */
+    uint8_t cdb[10], cap[8], ms[255];
     cm_req rc;
-    cm_cdb_readcap10(cdb);
-    cm_csio(&rc, 0, 2, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_TAG_ACTION_VALID, cap, 8,
+    uint8_t ms6[6] = {0x1A, 0, 0x3F, 0, sizeof ms, 0};
+    cm_csio(&rc, 0, 2, ms6, 6, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_TAG_ACTION_VALID, ms, sizeof ms,
             PCAM_FBSD_MSG_SIMPLE_Q_TAG, 60000);
     assert_int_equal(cm_sync(&f->m, &rc, 70000), PCAM_FBSD_CAM_REQ_CMP);
+    assert_int_equal(rc.r.cc.u.csio.resid, sizeof ms - (ms[0] + 1u)); /* mode data length + 1 came */
+    assert_int_equal(ms[2] & 0x80, 0);                                 /* not write protected */
+    cm_cdb_readcap10(cdb);
+    cm_csio(&rc, 0, 2, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_TAG_ACTION_VALID, cap, 8,
+            PCAM_FBSD_MSG_SIMPLE_Q_TAG, 5000);
+    assert_int_equal(cm_sync(&f->m, &rc, 10000), PCAM_FBSD_CAM_REQ_CMP);
     assert_int_equal(((uint32_t)cap[0] << 24 | (uint32_t)cap[1] << 16 | (uint32_t)cap[2] << 8 | cap[3]), 2047);
     assert_int_equal(((uint32_t)cap[4] << 24 | (uint32_t)cap[5] << 16 | (uint32_t)cap[6] << 8 | cap[7]), 512);
     /* cd(4): the same on the CD-ROM gives 2048-byte blocks, untagged (no CmdQue). */
