@@ -388,6 +388,51 @@ static void transport_errors(void **state)
     fx_free(f);
 }
 
+/*
+ * TASK SET FULL goes to CAM as it is (scsi_status 0x28, no sense, frozen):
+ * cam_periph_error() lowers the openings and sends it again; the core does
+ * not change its own depth behind CAM's back.
+ */
+static void queue_full(void **state)
+{
+    (void)state;
+    fbsd_fx *f = fx_new(NULL, NULL);
+    fx_disk(f, 6, 0, 1024, false);
+    probe(f, 6, 0);
+    pcam_sim_target_config *tc = pcam_sim_target_cfg(f->r.sim, 6);
+    tc->task_set_limit = 2;
+    tc->disconnect = PCAM_SIM_DISC_ALWAYS;
+    static uint8_t bufs[6][512];
+    cm_req q[6];
+    cm_req *all[6];
+    uint16_t depth = pcam_lun_depth(&f->r.bus, 6, 0);
+    for (int i = 0; i < 6; i++) {
+        read10(&q[i], 6, 0, 10u + (uint32_t)i, 1, bufs[i], TAGGED, PCAM_FBSD_MSG_SIMPLE_Q_TAG);
+        all[i] = &q[i];
+        cm_action(&f->m, &q[i]);
+    }
+    assert_true(cm_wait_all(&f->m, all, 6, 10000));
+    unsigned full = 0;
+    for (int i = 0; i < 6; i++) {
+        if (q[i].status == PCAM_FBSD_CAM_REQ_CMP) {
+            assert_true(fx_media_ok(f, 6, 0, 10u + (uint32_t)i, bufs[i], 512));
+            continue;
+        }
+        assert_int_equal(q[i].status, PCAM_FBSD_CAM_SCSI_STATUS_ERROR | QFRZN);
+        assert_int_equal(q[i].r.cc.u.csio.scsi_status, 0x28);
+        full++;
+        /* the peripheral's retry */
+        read10(&q[i], 6, 0, 10u + (uint32_t)i, 1, bufs[i], TAGGED, PCAM_FBSD_MSG_SIMPLE_Q_TAG);
+        assert_int_equal(cm_sync(&f->m, &q[i], 10000), PCAM_FBSD_CAM_REQ_CMP);
+        assert_true(fx_media_ok(f, 6, 0, 10u + (uint32_t)i, bufs[i], 512));
+    }
+    assert_true(full >= 1);
+    assert_true(tstats(f, 6).task_set_full >= full);
+    assert_int_equal(pcam_lun_depth(&f->r.bus, 6, 0), depth);
+    assert_int_equal(f->m.freezes, f->m.releases);
+    fx_free(f);
+}
+
 /* Tag messages and disconnection as the CCB flags ask, seen by the target. */
 static void tags_and_disconnect(void **state)
 {
@@ -494,6 +539,7 @@ int main(void)
         cmocka_unit_test(command_timeout),
         cmocka_unit_test(resets),
         cmocka_unit_test(transport_errors),
+        cmocka_unit_test(queue_full),
         cmocka_unit_test(tags_and_disconnect),
         cmocka_unit_test(sg_integrity),
         cmocka_unit_test(dump_path_polled),
