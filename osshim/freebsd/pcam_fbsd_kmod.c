@@ -122,6 +122,8 @@ static int plat_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint6
         memcpy(sc->bounce, va, len);
         bus_dmamap_sync(sc->dtag, sc->dmap, BUS_DMASYNC_PREWRITE);
     } else {
+        /* A short read must not hand the last transfer's bytes to this caller. */
+        memset(sc->bounce, 0, len);
         bus_dmamap_sync(sc->dtag, sc->dmap, BUS_DMASYNC_PREREAD);
     }
     *bus = sc->bounce_bus;
