@@ -591,9 +591,10 @@ static int pcam_fbsd_detach(device_t dev)
     if (sc->bus_up)
         pcam_bus_shutdown(&sc->bus); /* every CCB still in the core completes */
     sc->bus_up = false;
-    mtx_unlock(&sc->mtx);
     if (sc->sim != NULL)
-        cam_sim_free(sc->sim, TRUE);
+        cam_sim_free(sc->sim, TRUE); /* with the SIM mutex held, as cam_sim.c asserts */
+    sc->sim = NULL;
+    mtx_unlock(&sc->mtx);
     callout_drain(&sc->timer);
     if (sc->bounce_bus != 0)
         bus_dmamap_unload(sc->dtag, sc->dmap);
