@@ -500,18 +500,9 @@ static int pcam_fbsd_attach(device_t dev)
         error = ENOMEM;
         goto fail;
     }
-    sc->plat.ctx = sc;
-    sc->plat.now_ns = plat_now;
-    sc->plat.log = plat_log;
-    sc->plat.read8 = plat_r8;
-    sc->plat.read16 = plat_r16;
-    sc->plat.read32 = plat_r32;
-    sc->plat.write8 = plat_w8;
-    sc->plat.write16 = plat_w16;
-    sc->plat.write32 = plat_w32;
-    sc->plat.dma_map = plat_dma_map;
-    sc->plat.dma_unmap = plat_dma_unmap;
-    sc->plat.delay_us = plat_delay;
+    sc->plat = (pcam_platform){.ctx = sc, .now_ns = plat_now, .log = plat_log, .read8 = plat_r8,
+        .read16 = plat_r16, .read32 = plat_r32, .write8 = plat_w8, .write16 = plat_w16, .write32 = plat_w32,
+        .dma_map = plat_dma_map, .dma_unmap = plat_dma_unmap, .delay_us = plat_delay};
     if ((error = chip->attach_hal(sc)) != 0) {
         device_printf(dev, "chip not recognised\n");
         goto fail;
@@ -524,15 +515,9 @@ static int pcam_fbsd_attach(device_t dev)
     sc->reqs = malloc(sizeof(*sc->reqs) * PCAM_FBSD_REQS, M_DEVBUF, M_WAITOK | M_ZERO);
     for (sc->nfree = 0; sc->nfree < PCAM_FBSD_REQS; sc->nfree++)
         sc->free_reqs[sc->nfree] = &sc->reqs[sc->nfree];
-    memset(&id, 0, sizeof(id));
-    id.sim_vid = "FreeBSD";
-    id.hba_vid = "AMD";
-    id.dev_name = "pcam";
-    id.unit_number = (uint32_t)device_get_unit(dev);
-    id.bus_id = 0;
-    id.maxio = PCAM_FBSD_BOUNCE;
-    id.hba_vendor = pci_get_vendor(dev);
-    id.hba_device = pci_get_device(dev);
+    id = (pcam_fbsd_ident){.sim_vid = "FreeBSD", .hba_vid = "AMD", .dev_name = "pcam",
+        .unit_number = (uint32_t)device_get_unit(dev), .maxio = PCAM_FBSD_BOUNCE,
+        .hba_vendor = pci_get_vendor(dev), .hba_device = pci_get_device(dev)};
     mtx_lock(&sc->mtx);
     error = pcam_bus_init(&sc->bus, &cfg, &sc->hal, &sc->plat, sc->luns,
                           PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) == PCAM_OK ? 0 : ENXIO;
