@@ -46,6 +46,38 @@ void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb)
     pcam_q_requeue(bus, ccb);
 }
 
+/* Byte `off` of a command's data, through its buffer or its S/G list. */
+static bool io_byte(const pcam_scsiio *io, uint32_t off, uint8_t *out)
+{
+    if (io->sg_count == 0) {
+        *out = ((const uint8_t *)io->data)[off];
+        return true;
+    }
+    for (uint16_t i = 0; i < io->sg_count; off -= io->sg[i].len, i++)
+        if (off < io->sg[i].len) {
+            *out = ((const uint8_t *)io->sg[i].addr)[off];
+            return true;
+        }
+    return false;
+}
+
+/* A standard INQUIRY the caller ran itself (an OS that scans on its own,
+ * as CAM and Linux do) tells the core whether the LUN takes tags, as its
+ * own scan would: without CmdQue a tag message is a protocol error. */
+static void note_inquiry(pcam_bus *bus, const pcam_ccb *ccb)
+{
+    const pcam_scsiio *io = &ccb->u.io;
+    pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+    uint8_t b0, b7;
+    if (l == NULL || io->cdb[0] != 0x12 || (io->cdb[1] & 0x01) != 0 || io->dir != PCAM_DIR_IN ||
+        io->data_len - io->resid < 8 || !io_byte(io, 0, &b0) || !io_byte(io, 7, &b7))
+        return;
+    if ((b0 >> 5) == 0 && (b0 & 0x1Fu) != 0x1Fu && (b7 & 0x02u) != 0)
+        l->flags |= PCAM_LUNF_TAGGED;
+    else
+        l->flags &= (uint8_t)~PCAM_LUNF_TAGGED;
+}
+
 /* The CCB leaves the core for good with `status`. */
 void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {
@@ -63,9 +95,18 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
             status |= PCAM_DEV_QFRZN;
         }
     }
-    if (code == PCAM_REQ_CMP)
+    if (code == PCAM_REQ_CMP) {
         ccb->u.io.resid = ccb->u.io.data_len - ccb->priv.data_ptr;
+        note_inquiry(bus, ccb);
+    }
     pcam_core_complete(bus, ccb, status);
+    if (code != PCAM_REQ_CMP && (ccb->flags & PCAM_CCB_RETURN_QUEUED) != 0) {
+        /* Completions are delivered later, so a callback cannot refill the queue under this loop. */
+        pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+        pcam_ccb *c;
+        while (l != NULL && (c = pcam_ccbq_pop_head(&l->pending)) != NULL)
+            pcam_core_complete(bus, c, PCAM_REQUEUE_REQ);
+    }
 }
 
 static void set_connected_idle(pcam_bus *bus)

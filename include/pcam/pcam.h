@@ -101,10 +101,14 @@ enum {
     PCAM_CCB_TAGGED = 1u << 3,         /**< Use pcam_scsiio::tag_action (else untagged). */
     PCAM_CCB_NO_RECOVERY = 1u << 4,    /**< Report UNIT ATTENTION / BUSY / NOT READY without retrying. */
     PCAM_CCB_LUN_RESET = 1u << 5,      /**< With #PCAM_FN_RESET_DEV: LOGICAL UNIT RESET instead of BDR. */
-    PCAM_CCB_FREEZE_ON_ERROR = 1u << 6 /**< On an error completion, leave the LUN queue frozen (status
+    PCAM_CCB_FREEZE_ON_ERROR = 1u << 6, /**< On an error completion, leave the LUN queue frozen (status
                                             carries #PCAM_DEV_QFRZN) until #PCAM_FN_REL_QUEUE, as CAM
                                             peripheral drivers expect. Without it the core releases the
                                             freeze it took for autosense and recovery itself. */
+    PCAM_CCB_RETURN_QUEUED = 1u << 8   /**< #PCAM_FN_SCSI_IO: on its error completion, every CCB of the same
+                                            LUN not yet issued completes as well, with #PCAM_REQUEUE_REQ, in
+                                            order, so a caller that keeps its own device queue (a FreeBSD CAM
+                                            SIM freezing the devq) can hold them until it releases it. */
 };
 
 /** Tag actions for pcam_scsiio::tag_action (the SPI tag message codes). */
