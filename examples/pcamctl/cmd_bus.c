@@ -444,8 +444,14 @@ int cmd_tags(ctl *c, int argc, char **argv)
     printf("%u:%u: tagged queuing %s%s%s, depth %u (start %u, max %u, floor %u, +1 after %u successes)\n", t, l,
            used ? "on" : "off", why != NULL ? ": " : "", why != NULL ? why : "", now_depth, b->tag_depth, b->tag_depth_max, b->tag_depth_floor,
            b->qfull_ramp_successes);
-    printf("  aging %s: ORDERED after %u later commands or %u ms; bus starvation %u ms\n",
-           b->aging_enabled ? "on" : "off", b->age_count, b->age_ms, b->bus_starve_ms);
+    /* A zero threshold turns that rule off (pcam.h); say so rather than "after 0". */
+    char by_count[48];
+    if (b->age_count != 0)
+        snprintf(by_count, sizeof by_count, "%u later commands or ", b->age_count);
+    else
+        by_count[0] = '\0';
+    printf("  aging %s: ORDERED after %s%u ms; bus starvation %u ms\n", b->aging_enabled ? "on" : "off",
+           by_count, b->age_ms, b->bus_starve_ms);
     if (load != 0)
         printf("  load: %llu 4 KiB reads handed in at once, %s, %llu errors\n", (unsigned long long)load,
                used ? "SIMPLE tags" : "sent untagged (one at a time)", (unsigned long long)errors);
