@@ -312,9 +312,6 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
             return;
         }
         pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
-        ccb->u.io.scsi_status = 0;
-        ccb->u.io.resid = ccb->u.io.data_len;
-        ccb->u.io.sense_resid = ccb->u.io.sense_len;
         ccb->priv.retries_left = ccb->u.io.retries;
         pcam_q_submit(bus, l, ccb);
         return;
@@ -393,6 +390,13 @@ void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
     ccb->priv.magic = PCAM_CCB_MAGIC;
     ccb->priv.queued_ns = pcam_core_now(bus);
     ccb->status = PCAM_REQ_INPROG;
+    if (ccb->func == PCAM_FN_SCSI_IO) {
+        /* Nothing has moved yet: a request refused here or by validation
+         * reports its whole length as not transferred. */
+        ccb->u.io.scsi_status = 0;
+        ccb->u.io.resid = ccb->u.io.data_len;
+        ccb->u.io.sense_resid = ccb->u.io.sense_len;
+    }
     if (bus->shut_down)
         pcam_core_complete(bus, ccb, PCAM_NO_HBA);
     else

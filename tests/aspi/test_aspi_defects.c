@@ -84,10 +84,38 @@ static void no_device_paths(void **state)
     assert_int_equal(run(&s), SS_INVALID_HA);
 }
 
+/* 2. Refused by the core before the bus: nothing moved, on every path. */
+static void refused_reports_whole_length(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    BYTE buf[512];
+    const BYTE read1[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+    /* Validation: LUN 8 (path), and a target beyond the bus width. */
+    fix_exec(&s, 0, 0, 8, SRB_POSTING | SRB_DIR_IN | SRB_ENABLE_RESIDUAL_COUNT, buf, 512, read1, 10,
+             SENSE_LEN);
+    assert_int_equal(run(&s), SS_NO_DEVICE);
+    assert_int_equal(s.SRB_BufLen, 512);
+    fix_exec(&s, 0, 9, 0, SRB_POSTING | SRB_DIR_IN | SRB_ENABLE_RESIDUAL_COUNT, buf, 512, read1, 10,
+             SENSE_LEN);
+    assert_int_equal(run(&s), SS_NO_DEVICE);
+    assert_int_equal(s.SRB_BufLen, 512);
+    /* The bus shut down: the core completes the request before dispatch. */
+    aspi_simhost_drain(&H, 1000);
+    H.ad.ops.lock(H.ad.ctx);
+    pcam_bus_shutdown(&H.bus);
+    H.ad.ops.unlock(H.ad.ctx);
+    fix_exec(&s, 0, 0, 0, SRB_POSTING | SRB_DIR_IN | SRB_ENABLE_RESIDUAL_COUNT, buf, 512, read1, 10,
+             SENSE_LEN);
+    assert_int_equal(run(&s), SS_INVALID_HA);
+    assert_int_equal(s.SRB_BufLen, 512);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(no_device_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(refused_reports_whole_length, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
