@@ -205,8 +205,10 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
     c->lun = srb->SRB_Lun;
     /* ASPI is a pass-through: no retries (the client sees UNIT ATTENTION
      * and BUSY itself); tags only where the LUN takes them, so QUEUE FULL
-     * stays the core's business. */
-    c->flags = PCAM_CCB_TAGGED;
+     * stays the core's business; a CDB whose length does not match its
+     * opcode group goes to the target, which judges it (tools send such
+     * CDBs on purpose). */
+    c->flags = PCAM_CCB_TAGGED | PCAM_CCB_PASSTHRU;
     if (srb->SRB_SenseLen == 0)
         c->flags |= PCAM_CCB_DIS_AUTOSENSE;
     c->timeout_ms = timeout_ms(ad, srb->SRB_Target, srb->SRB_Lun);

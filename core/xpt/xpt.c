@@ -164,8 +164,9 @@ static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
         return st;
     if (io->cdb_len == 0 || io->cdb_len > PCAM_CDB_BYTES)
         return PCAM_REQ_INVALID;
-    /* The CDB length must agree with the opcode group. */
-    if (pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
+    /* The CDB length must agree with the opcode group, unless the caller
+     * is a pass-through that leaves that judgement to the target. */
+    if ((ccb->flags & PCAM_CCB_PASSTHRU) == 0 && pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
         return PCAM_REQ_INVALID;
     if (io->dir > PCAM_DIR_OUT)
         return PCAM_REQ_INVALID;

@@ -101,10 +101,15 @@ enum {
     PCAM_CCB_TAGGED = 1u << 3,         /**< Use pcam_scsiio::tag_action (else untagged). */
     PCAM_CCB_NO_RECOVERY = 1u << 4,    /**< Report UNIT ATTENTION / BUSY / NOT READY without retrying. */
     PCAM_CCB_LUN_RESET = 1u << 5,      /**< With #PCAM_FN_RESET_DEV: LOGICAL UNIT RESET instead of BDR. */
-    PCAM_CCB_FREEZE_ON_ERROR = 1u << 6 /**< On an error completion, leave the LUN queue frozen (status
+    PCAM_CCB_FREEZE_ON_ERROR = 1u << 6, /**< On an error completion, leave the LUN queue frozen (status
                                             carries #PCAM_DEV_QFRZN) until #PCAM_FN_REL_QUEUE, as CAM
                                             peripheral drivers expect. Without it the core releases the
                                             freeze it took for autosense and recovery itself. */
+    PCAM_CCB_PASSTHRU = 1u << 7        /**< #PCAM_FN_SCSI_IO: hand the CDB to the target even when its
+                                            length (still 1..#PCAM_CDB_BYTES) does not match its opcode
+                                            group, as pass-through interfaces (ASPI, SG_IO, CAM's pass
+                                            device) do; the target judges it. Buffers are still checked.
+                                            Without it such a CDB is #PCAM_REQ_INVALID. */
 };
 
 /** Tag actions for pcam_scsiio::tag_action (the SPI tag message codes). */

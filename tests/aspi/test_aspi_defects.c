@@ -62,6 +62,16 @@ static BYTE gdt(BYTE target, BYTE lun)
     return (BYTE)SendASPI32Command(&g);
 }
 
+/* The power-on UNIT ATTENTION of a simulated LU, taken once. */
+static void clear_ua(BYTE target)
+{
+    SRB_ExecSCSICmd s;
+    fix_exec(&s, 0, target, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    (void)run(&s);
+    fix_exec(&s, 0, target, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    assert_int_equal(run(&s), SS_COMP);
+}
+
 /* 1. INQUIRY and SC_GET_DEV_TYPE agree: no device at 0.7.0 and 0.0.8. */
 static void no_device_paths(void **state)
 {
@@ -111,11 +121,97 @@ static void refused_reports_whole_length(void **state)
     assert_int_equal(s.SRB_BufLen, 512);
 }
 
+/* 3. A CDB whose length does not match its opcode group is the target's to
+ * judge: it reaches the bus instead of being refused as SS_INVALID_SRB.
+ * What the target then does is the bus's truth (SPC-4 4.2.5: the group code
+ * tells a target how many CDB bytes to take): one longer than its group is
+ * taken as the group says, one shorter leaves the target asking for bytes the
+ * initiator does not have (a phase error), a reserved opcode is ILLEGAL
+ * REQUEST / INVALID COMMAND OPERATION CODE (20h/00h). */
+static void mismatched_cdb_reaches_target(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    BYTE buf[36];
+    clear_ua(0);
+    pcam_sim_target_stats st0, st1;
+    pcam_sim_target_stats_get(H.sim, 0, &st0);
+    /* INQUIRY opcode in 10 bytes: the target takes 6 and answers. */
+    const BYTE inq10[10] = {0x12, 0, 0, 0, 36, 0, 0, 0, 0, 0};
+    memset(buf, 0xEE, sizeof buf);
+    fix_exec(&s, 0, 0, 0, SRB_POSTING | SRB_DIR_IN | SRB_ENABLE_RESIDUAL_COUNT, buf, 36, inq10, 10,
+             SENSE_LEN);
+    assert_int_equal(run(&s), SS_COMP);
+    assert_int_equal(s.SRB_BufLen, 0);
+    assert_memory_equal(buf + 8, "PCAMSIM DISK            1.00", 28);
+    /* A reserved opcode (group 3) in 6 bytes: the target refuses it. */
+    const BYTE resv[6] = {0x60, 0, 0, 0, 0, 0};
+    fix_exec(&s, 0, 0, 0, SRB_POSTING, NULL, 0, resv, 6, SENSE_LEN);
+    assert_int_equal(run(&s), SS_ERR);
+    assert_int_equal(s.SRB_HaStat, HASTAT_OK);
+    assert_int_equal(s.SRB_TargStat, 0x02);
+    assert_int_equal(s.SenseArea[2] & 0x0F, 0x05);
+    assert_int_equal(s.SenseArea[12], 0x20);
+    assert_int_equal(s.SenseArea[13], 0x00);
+    /* READ(10) opcode in 6 bytes: the target waits for 4 more. */
+    const BYTE read6[6] = {0x28, 0, 0, 0, 0, 0};
+    fix_exec(&s, 0, 0, 0, SRB_POSTING, NULL, 0, read6, 6, SENSE_LEN);
+    assert_int_equal(run(&s), SS_ERR);
+    assert_int_equal(s.SRB_HaStat, HASTAT_PHASE_ERR);
+    pcam_sim_target_stats_get(H.sim, 0, &st1);
+    /* All three were selected; whole CDBs: INQUIRY, the reserved opcode and
+     * the REQUEST SENSE of its autosense (the third never got whole). */
+    assert_true(st1.selections - st0.selections >= 3);
+    assert_int_equal(st1.commands - st0.commands, 3);
+}
+
+static void ccb_done(pcam_ccb *ccb)
+{
+    (void)ccb;
+}
+
+/* 3b. Strict stays the default of the CCB API: the same CDB without
+ * PCAM_CCB_PASSTHRU is refused, and the flag still checks lengths and
+ * buffers. */
+static void strict_by_default(void **state)
+{
+    (void)state;
+    static const struct {
+        uint32_t flags;
+        uint8_t cdb_len;
+        bool buffer;
+        uint32_t want;
+    } cases[] = {
+        {0, 6, false, PCAM_REQ_INVALID},                /* READ(10) opcode in 6 bytes */
+        {PCAM_CCB_PASSTHRU, 0, false, PCAM_REQ_INVALID}, /* no CDB */
+        {PCAM_CCB_PASSTHRU, 17, false, PCAM_REQ_INVALID}, /* longer than 16 */
+        {PCAM_CCB_PASSTHRU, 6, true, PCAM_REQ_INVALID}, /* data length, no buffer */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        pcam_ccb c;
+        memset(&c, 0, sizeof c);
+        c.func = PCAM_FN_SCSI_IO;
+        c.flags = cases[i].flags;
+        c.done = ccb_done;
+        c.u.io.cdb[0] = 0x28;
+        c.u.io.cdb_len = cases[i].cdb_len;
+        c.u.io.dir = cases[i].buffer ? PCAM_DIR_IN : PCAM_DIR_NONE;
+        c.u.io.data_len = cases[i].buffer ? 512 : 0;
+        H.ad.ops.lock(H.ad.ctx);
+        pcam_action(&H.bus, &c);
+        H.ad.ops.unlock(H.ad.ctx);
+        assert_int_equal(c.status & PCAM_STATUS_MASK, cases[i].want);
+        assert_int_equal(c.u.io.resid, c.u.io.data_len);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(no_device_paths, setup, teardown),
         cmocka_unit_test_setup_teardown(refused_reports_whole_length, setup, teardown),
+        cmocka_unit_test_setup_teardown(mismatched_cdb_reaches_target, setup, teardown),
+        cmocka_unit_test_setup_teardown(strict_by_default, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
