@@ -205,6 +205,36 @@ static void strict_by_default(void **state)
     }
 }
 
+/* 4. Data overrun: HASTAT_DO_DU, and the residual says what moved: the
+ * whole buffer was filled, so nothing of it is left (0), and the bytes are
+ * the target's. */
+static void overrun_residual(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    BYTE buf[512], inq[16];
+    clear_ua(0);
+    /* READ(10) of 2 blocks into 512 bytes. */
+    const BYTE read2[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 2, 0};
+    memset(buf, 0xEE, sizeof buf);
+    fix_exec(&s, 0, 0, 0, SRB_POSTING | SRB_DIR_IN | SRB_ENABLE_RESIDUAL_COUNT, buf, 512, read2, 10,
+             SENSE_LEN);
+    assert_int_equal(run(&s), SS_ERR);
+    assert_int_equal(s.SRB_HaStat, HASTAT_DO_DU);
+    assert_int_equal(s.SRB_BufLen, 0);
+    for (unsigned i = 0; i < 512; i++)
+        assert_int_equal(buf[i], (BYTE)(i * 7u));
+    /* INQUIRY of 36 bytes into 16. */
+    memset(inq, 0xEE, sizeof inq);
+    fix_exec(&s, 0, 0, 0, SRB_POSTING | SRB_DIR_IN | SRB_ENABLE_RESIDUAL_COUNT, inq, 16, cdb_inq36, 6,
+             SENSE_LEN);
+    assert_int_equal(run(&s), SS_ERR);
+    assert_int_equal(s.SRB_HaStat, HASTAT_DO_DU);
+    assert_int_equal(s.SRB_BufLen, 0);
+    assert_int_equal(inq[0], 0x00);
+    assert_memory_equal(inq + 8, "PCAMSIM ", 8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +242,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(refused_reports_whole_length, setup, teardown),
         cmocka_unit_test_setup_teardown(mismatched_cdb_reaches_target, setup, teardown),
         cmocka_unit_test_setup_teardown(strict_by_default, setup, teardown),
+        cmocka_unit_test_setup_teardown(overrun_residual, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
