@@ -18,6 +18,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "aspi_test.h"
@@ -235,6 +236,147 @@ static void overrun_residual(void **state)
     assert_memory_equal(inq + 8, "PCAMSIM ", 8);
 }
 
+/* 5. The event handle is the host's business. A host whose handles are
+ * small numbers (as Win32 HANDLEs are) gets back exactly the value the SRB
+ * carried, once per request; a host that cannot signal refuses event
+ * requests instead of leaving their client waiting forever; and a host that
+ * wants posting routines on its own worker thread gets them there even for
+ * a request the core completes inside SendASPI32Command. */
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *rec_handle[8];
+static unsigned rec_n;
+
+static void rec_signal(void *ctx, void *event)
+{
+    (void)ctx;
+    pthread_mutex_lock(&rec_lock);
+    if (rec_n < 8)
+        rec_handle[rec_n] = event;
+    rec_n++;
+    pthread_mutex_unlock(&rec_lock);
+}
+
+static unsigned rec_count(void)
+{
+    pthread_mutex_lock(&rec_lock);
+    unsigned n = rec_n;
+    pthread_mutex_unlock(&rec_lock);
+    return n;
+}
+
+static int setup_handles(void **state)
+{
+    (void)state;
+    pcam_aspi_host host;
+    aspi_simhost_services(&host);
+    host.signal_event = rec_signal;
+    rec_n = 0;
+    return fix_setup_ex(&H, NULL, &host, false, 0, false);
+}
+
+static void event_handle_opaque(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    BYTE buf[36];
+    void *handle = (void *)(uintptr_t)0x7Cu; /* not an address */
+    fix_exec(&s, 0, 0, 0, SRB_EVENT_NOTIFY | SRB_DIR_IN, buf, 36, cdb_inq36, 6, SENSE_LEN);
+    s.SRB_PostProc = handle;
+    assert_int_equal(SendASPI32Command(&s), SS_PENDING);
+    assert_int_equal(rec_count(), 0);
+    assert_true(fix_idle(&H));
+    assert_int_equal(fix_status(&s), SS_COMP);
+    assert_int_equal(rec_count(), 1);
+    assert_ptr_equal(rec_handle[0], handle);
+    /* A reset by event, and a refusal: same handle back, once each. */
+    SRB_BusDeviceReset r;
+    memset(&r, 0, sizeof r);
+    r.SRB_Cmd = SC_RESET_DEV;
+    r.SRB_Flags = SRB_EVENT_NOTIFY;
+    r.SRB_Target = 2;
+    r.SRB_PostProc = (void *)(uintptr_t)0x80u;
+    assert_int_equal(SendASPI32Command(&r), SS_PENDING);
+    assert_true(fix_idle(&H));
+    assert_int_equal(r.SRB_Status, SS_COMP);
+    fix_exec(&s, 3, 0, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    s.SRB_PostProc = (void *)(uintptr_t)0x84u;
+    assert_int_equal(SendASPI32Command(&s), SS_INVALID_HA);
+    assert_int_equal(rec_count(), 3);
+    assert_ptr_equal(rec_handle[1], (void *)(uintptr_t)0x80u);
+    assert_ptr_equal(rec_handle[2], (void *)(uintptr_t)0x84u);
+}
+
+static int setup_no_signal(void **state)
+{
+    (void)state;
+    pcam_aspi_host host;
+    aspi_simhost_services(&host);
+    host.signal_event = NULL;
+    return fix_setup_ex(&H, NULL, &host, false, 0, false);
+}
+
+static void event_without_signaller_refused(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    fix_exec(&s, 0, 0, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    s.SRB_PostProc = (void *)(uintptr_t)0x7Cu;
+    assert_int_equal(SendASPI32Command(&s), SS_INVALID_SRB);
+    assert_int_equal(s.SRB_Status, SS_INVALID_SRB);
+    assert_int_equal(pcam_aspi_in_flight(&H.ad), 0);
+    /* Posting and polling still work on such a host. */
+    fix_exec(&s, 0, 0, 0, 0, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    assert_int_equal(SendASPI32Command(&s), SS_PENDING);
+    assert_true(fix_idle(&H));
+    assert_int_not_equal(fix_status(&s), SS_PENDING);
+}
+
+static pthread_t main_thread;
+static volatile int posted_on_main;
+
+static void ASPI_CDECL thread_post(void *srb)
+{
+    if (pthread_equal(pthread_self(), main_thread))
+        posted_on_main = 1;
+    fix_post(srb);
+}
+
+static int setup_service_posts(void **state)
+{
+    (void)state;
+    main_thread = pthread_self();
+    posted_on_main = 0;
+    return fix_setup_ex(&H, NULL, NULL, true, 0, true);
+}
+
+static void posting_on_worker_thread(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    BYTE buf[36];
+    /* LUN 8: the core completes it inside the call. */
+    fix_exec(&s, 0, 0, 8, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    fix_set_proc(&s.SRB_PostProc, thread_post);
+    assert_int_equal(SendASPI32Command(&s), SS_PENDING);
+    assert_int_equal(fix_status(&s), SS_NO_DEVICE);
+    assert_true(fix_idle(&H));
+    assert_int_equal(fix_post_count(&s), 1);
+    /* A real command, and an abort waiting for a posting it may not run. */
+    fix_exec(&s, 0, 0, 0, SRB_POSTING | SRB_DIR_IN, buf, 36, cdb_inq36, 6, SENSE_LEN);
+    fix_set_proc(&s.SRB_PostProc, thread_post);
+    assert_int_equal(SendASPI32Command(&s), SS_PENDING);
+    SRB_Abort a;
+    memset(&a, 0, sizeof a);
+    a.SRB_Cmd = SC_ABORT_SRB;
+    a.SRB_ToAbort = &s;
+    assert_int_equal(SendASPI32Command(&a), SS_COMP);
+    /* Quiet: completed (or aborted) and posted, by the service thread. */
+    assert_int_equal(fix_post_count(&s), 2);
+    assert_int_not_equal(fix_status(&s), SS_PENDING);
+    assert_true(fix_idle(&H));
+    assert_int_equal(posted_on_main, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +385,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(mismatched_cdb_reaches_target, setup, teardown),
         cmocka_unit_test_setup_teardown(strict_by_default, setup, teardown),
         cmocka_unit_test_setup_teardown(overrun_residual, setup, teardown),
+        cmocka_unit_test_setup_teardown(event_handle_opaque, setup_handles, teardown),
+        cmocka_unit_test_setup_teardown(event_without_signaller_refused, setup_no_signal, teardown),
+        cmocka_unit_test_setup_teardown(posting_on_worker_thread, setup_service_posts, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
