@@ -35,8 +35,8 @@ typedef struct w32_backend {
      * arrives through a wake).
      */
     bool (*step)(struct w32_adapter *a, DWORD *sleep_ms);
-    /* Tear one adapter's bus down (service thread already stopped). */
-    void (*close)(struct w32_adapter *a);
+    /* No close: once initialised the DLL stays (it pins itself) and
+     * Windows ends its threads at process exit. */
 } w32_backend;
 
 typedef struct w32_adapter {

@@ -296,14 +296,4 @@ static int sim_open(char *err, size_t cap)
     return 0;
 }
 
-static void sim_close(w32_adapter *a)
-{
-    w32_sim *s = a->be_ctx;
-    pcam_bus_shutdown(&s->bus);
-    pcam_sim_destroy(s->sim);
-    free(s->luns);
-    free_media(s);
-    memset(s, 0, sizeof *s);
-}
-
-const w32_backend w32_sim_backend = {"sim", sim_open, sim_step, sim_close};
+const w32_backend w32_sim_backend = {"sim", sim_open, sim_step};
