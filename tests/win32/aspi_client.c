@@ -634,6 +634,45 @@ static void buffers(void)
     CHECK(!GetASPI32Buffer(&b) && b.AB_BufPointer == NULL, "GetASPI32Buffer above 512K answered TRUE");
 }
 
+/* A posting routine that sends the next SRB, as streaming clients do: the
+ * manager calls it without holding anything the new request needs. */
+static SRB_ExecSCSICmd chain_first, chain_second;
+static volatile LONG chain_steps;
+static volatile DWORD chain_rc = 0xFFFFFFFFu;
+
+static void __cdecl chain_post2(void *srb)
+{
+    (void)srb;
+    InterlockedIncrement(&chain_steps);
+}
+
+static void __cdecl chain_post1(void *srb)
+{
+    static const BYTE tur[6] = {0, 0, 0, 0, 0, 0};
+    (void)srb;
+    exec_srb(&chain_second, 2, 0, SRB_POSTING, NULL, 0, tur, 6);
+    set_proc(&chain_second.SRB_PostProc, chain_post2);
+    chain_rc = SendASPI32Command(&chain_second);
+    InterlockedIncrement(&chain_steps);
+}
+
+static void post_chain(void)
+{
+    static const BYTE inq36[6] = {0x12, 0, 0, 0, 36, 0};
+    BYTE buf[36];
+    exec_srb(&chain_first, 0, 0, SRB_DIR_IN | SRB_POSTING, buf, 36, inq36, 6);
+    set_proc(&chain_first.SRB_PostProc, chain_post1);
+    DWORD rc = SendASPI32Command(&chain_first);
+    ULONGLONG t0 = GetTickCount64();
+    while (chain_steps < 2 && GetTickCount64() - t0 < 30000)
+        Sleep(1);
+    CHECK(rc == SS_PENDING && chain_steps == 2, "chained posting: rc %02lX, %ld steps", (unsigned long)rc,
+          (long)chain_steps);
+    CHECK(chain_first.SRB_Status == SS_COMP && chain_rc == SS_PENDING && chain_second.SRB_Status == SS_COMP,
+          "chained posting: first %02X, second returned %02lX status %02X", chain_first.SRB_Status,
+          (unsigned long)chain_rc, chain_second.SRB_Status);
+}
+
 static FARPROC must_find(HMODULE m, const char *name)
 {
     FARPROC f = GetProcAddress(m, name);
@@ -684,6 +723,7 @@ int main(void)
     timeouts();
     disk_info_and_rescan();
     buffers();
+    post_chain();
     /* Real ASPI managers call posting routines on their own thread; only a
      * request refused inside the call (not pending) is posted there. */
     CHECK(posts > 0 && pending_posts_on_caller == 0, "%ld postings of pending requests ran on the caller's thread",
