@@ -10,7 +10,7 @@ PCAM_WINEPREFIX=$2
 case "$action" in
   cleanup)
     wineserver -k >/dev/null 2>&1 || true
-    rm -rf "$PCAM_WINEPREFIX"
+    rm -rf "$PCAM_WINEPREFIX" "$PCAM_WINEPREFIX.boot.log"
     exit 0 ;;
   setup) ;;
   *) echo "usage: $0 setup|cleanup PREFIX" >&2; exit 2 ;;
