@@ -27,6 +27,12 @@ static uint8_t notify_mode(BYTE flags)
     return post ? NOTIFY_POST : ev ? NOTIFY_EVENT : NOTIFY_NONE;
 }
 
+/* An event client whose host cannot signal would wait forever. */
+static bool can_notify(uint8_t mode)
+{
+    return mode != NOTIFY_EVENT || pcam_aspi_mgr.host.signal_event != NULL;
+}
+
 /* Refuse a request without the core: status, then the one notification. */
 static DWORD refuse(void *srb, BYTE *status, BYTE *hastat, BYTE *targstat, BYTE st,
                     uint8_t mode, void *post)
@@ -146,8 +152,10 @@ static DWORD submit(pcam_aspi_adapter *ad, pcam_aspi_req *r, BYTE *status)
     pcam_action(ad->bus, &r->ccb);
     if (ad->ops.kick != NULL)
         ad->ops.kick(ad->ctx);
+    bool deliver = pcam_aspi_may_deliver(ad);
     ad->ops.unlock(ad->ctx);
-    pcam_aspi_deliver(ad);
+    if (deliver)
+        pcam_aspi_deliver(ad);
     return SS_PENDING;
 }
 
@@ -163,7 +171,7 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
     if (ad == NULL)
         return REFUSE(SS_INVALID_HA);
     if ((flags & ~EXEC_FLAGS) != 0 || (flags & SRB_POSTING && flags & SRB_EVENT_NOTIFY) ||
-        (flags & SRB_DIR_IN && flags & SRB_DIR_OUT))
+        (flags & SRB_DIR_IN && flags & SRB_DIR_OUT) || !can_notify(mode))
         return REFUSE(SS_INVALID_SRB);
     if (srb->SRB_CDBLen == 0 || srb->SRB_CDBLen > 16)
         return REFUSE(SS_INVALID_SRB);
@@ -205,8 +213,10 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
     c->lun = srb->SRB_Lun;
     /* ASPI is a pass-through: no retries (the client sees UNIT ATTENTION
      * and BUSY itself); tags only where the LUN takes them, so QUEUE FULL
-     * stays the core's business. */
-    c->flags = PCAM_CCB_TAGGED;
+     * stays the core's business; a CDB whose length does not match its
+     * opcode group goes to the target, which judges it (tools send such
+     * CDBs on purpose). */
+    c->flags = PCAM_CCB_TAGGED | PCAM_CCB_PASSTHRU;
     if (srb->SRB_SenseLen == 0)
         c->flags |= PCAM_CCB_DIS_AUTOSENSE;
     c->timeout_ms = timeout_ms(ad, srb->SRB_Target, srb->SRB_Lun);
@@ -242,7 +252,7 @@ DWORD pcam_aspi_reset_dev(SRB_BusDeviceReset *srb)
     pcam_aspi_adapter *ad = pcam_aspi_adapter_for(srb->SRB_HaId);
     if (ad == NULL)
         return REFUSE(SS_INVALID_HA);
-    if ((flags & SRB_POSTING) != 0 && (flags & SRB_EVENT_NOTIFY) != 0)
+    if (((flags & SRB_POSTING) != 0 && (flags & SRB_EVENT_NOTIFY) != 0) || !can_notify(mode))
         return REFUSE(SS_INVALID_SRB);
 
     ad->ops.lock(ad->ctx);

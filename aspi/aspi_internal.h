@@ -48,6 +48,13 @@ static inline void aspi_store_status(BYTE *status, BYTE value)
 #endif
 }
 
+/* With the lock held: whether this thread may run notifications itself
+ * (pcam_aspi_adapter_ops::may_deliver). */
+static inline bool pcam_aspi_may_deliver(pcam_aspi_adapter *ad)
+{
+    return ad->ops.may_deliver == NULL || ad->ops.may_deliver(ad->ctx);
+}
+
 /* Run one client notification. */
 void pcam_aspi_notify(uint8_t mode, void *post, void *srb);
 

@@ -176,7 +176,7 @@ size_t pcam_aspi_deliver(pcam_aspi_adapter *ad)
 void pcam_aspi_wait_until(pcam_aspi_adapter *ad, bool (*done)(void *arg), void *arg)
 {
     while (!done(arg)) {
-        if (ad->nq_head != NULL) {
+        if (ad->nq_head != NULL && pcam_aspi_may_deliver(ad)) {
             /* What we wait for may be a notification nobody else runs. */
             ad->ops.unlock(ad->ctx);
             pcam_aspi_deliver(ad);

@@ -23,7 +23,11 @@ static const status_row rows[] = {
      * never success. */
     {PCAM_BUSY, SS_ERR, HASTAT_OK},
     {PCAM_REQ_INVALID, SS_INVALID_SRB, HASTAT_OK},
-    {PCAM_PATH_INVALID, SS_INVALID_HA, HASTAT_OK},
+    /* The layer checks SRB_HaId itself, so a path the core refuses on a
+     * valid adapter names a target or LUN that cannot hold a device (the
+     * adapter's own ID, LUN 8): "no device", as SC_GET_DEV_TYPE answers.
+     * SS_INVALID_HA would make a scanner give up on the whole adapter. */
+    {PCAM_PATH_INVALID, SS_NO_DEVICE, HASTAT_OK},
     {PCAM_DEV_NOT_THERE, SS_NO_DEVICE, HASTAT_OK},
     {PCAM_SEL_TIMEOUT, SS_ERR, HASTAT_SEL_TO},
     /* The core starts a command's clock when it is issued, so its timeouts

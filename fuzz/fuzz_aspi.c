@@ -104,7 +104,7 @@ static void op_wait(void *ctx)
         die(); /* waiting for something that can never happen */
 }
 
-static const pcam_aspi_adapter_ops ops = {op_lock, op_unlock, op_wait, NULL, NULL, NULL};
+static const pcam_aspi_adapter_ops ops = {op_lock, op_unlock, op_wait, NULL, NULL, NULL, NULL};
 
 static int pool_index(const void *p)
 {

@@ -157,7 +157,9 @@ static void *service(void *arg)
     h->sim_mark = pcam_sim_now(h->sim);
     h->real_mark = real_ns();
     while (!h->stop) {
-        if (paced_step(h)) {
+        /* Completions queued by a client thread that may not deliver
+         * (post_on_service) are this thread's to run. */
+        if (paced_step(h) || h->ad.nq_head != NULL) {
             must(pthread_mutex_unlock(&h->lock), "unlock");
             pcam_aspi_deliver(&h->ad);
             must(pthread_mutex_lock(&h->lock), "lock");
@@ -205,8 +207,19 @@ static void op_wake(void *ctx)
     must(pthread_cond_broadcast(&h->cv), "broadcast");
 }
 
+/* post_on_service: only the service thread runs posting routines. */
+static bool op_may_deliver(void *ctx)
+{
+    aspi_simhost *h = ctx;
+    return !h->running || pthread_equal(pthread_self(), h->thread);
+}
+
 static const pcam_aspi_adapter_ops host_ops = {
-    op_lock, op_unlock, op_wait, op_wake, op_wake, NULL,
+    op_lock, op_unlock, op_wait, op_wake, op_wake, NULL, NULL,
+};
+
+static const pcam_aspi_adapter_ops host_ops_service = {
+    op_lock, op_unlock, op_wait, op_wake, op_wake, NULL, op_may_deliver,
 };
 
 int aspi_simhost_init(aspi_simhost *h, const pcam_sim_config *scfg, const pcam_bus_config *bcfg)
@@ -285,7 +298,8 @@ int aspi_simhost_attach(aspi_simhost *h, size_t nreqs, bool threaded)
     if (nreqs == 0 || nreqs > ASPI_SIMHOST_REQS)
         nreqs = ASPI_SIMHOST_REQS;
     h->nreqs = nreqs;
-    int rc = pcam_aspi_add_adapter(&h->ad, &h->bus, &host_ops, h, h->reqs, nreqs, &h->ha_id);
+    const pcam_aspi_adapter_ops *ops = threaded && h->post_on_service ? &host_ops_service : &host_ops;
+    int rc = pcam_aspi_add_adapter(&h->ad, &h->bus, ops, h, h->reqs, nreqs, &h->ha_id);
     if (rc != PCAM_OK)
         return rc;
     h->threaded = threaded;

@@ -35,6 +35,9 @@ typedef struct aspi_simhost {
     bool threaded;
     bool running;
     bool stop;
+    /* Threaded only, set before attach: notifications run on the service
+     * thread alone, never on a client's thread (as a Win32 manager does). */
+    bool post_on_service;
     uint64_t steps;
     /* Threaded pacing: simulated ns per real ns (0: as fast as possible).
      * A free-running service thread would let every hung command time out
@@ -48,7 +51,10 @@ typedef struct aspi_simhost {
     uint8_t *stores[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS];
 } aspi_simhost;
 
-/* An event object for SRB_EVENT_NOTIFY: its address is the "handle". */
+/* The event object of this host's SRB_EVENT_NOTIFY: its address is the
+ * "handle" that aspi_simhost_services() signals. Only this host's choice:
+ * the layer treats the handle as opaque, and an embedder may install its
+ * own pcam_aspi_host::signal_event (a Win32 host calls SetEvent). */
 typedef struct aspi_sim_event {
     pthread_mutex_t m;
     pthread_cond_t c;
@@ -57,7 +63,8 @@ typedef struct aspi_sim_event {
 } aspi_sim_event;
 
 /* Host services for pcam_aspi_init(): a global mutex, page-aligned
- * buffers from the C library, and aspi_sim_event signalling. */
+ * buffers from the C library, and aspi_sim_event signalling (replace
+ * out->signal_event for handles of another kind). */
 void aspi_simhost_services(pcam_aspi_host *out);
 
 /* Create the bus (scfg/bcfg NULL: defaults). 0 or a negative pcam_err. */

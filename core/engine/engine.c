@@ -95,10 +95,12 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
             status |= PCAM_DEV_QFRZN;
         }
     }
-    if (code == PCAM_REQ_CMP) {
+    /* An overrun filled the buffer before the target went on: the residual
+     * says what moved (data_ptr counts data bytes here, never sense). */
+    if (code == PCAM_REQ_CMP || code == PCAM_DATA_RUN_ERR)
         ccb->u.io.resid = ccb->u.io.data_len - ccb->priv.data_ptr;
+    if (code == PCAM_REQ_CMP)
         note_inquiry(bus, ccb);
-    }
     pcam_core_complete(bus, ccb, status);
     if (code != PCAM_REQ_CMP && (ccb->flags & PCAM_CCB_RETURN_QUEUED) != 0) {
         /* Completions are delivered later, so a callback cannot refill the queue under this loop. */

@@ -174,8 +174,9 @@ static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
         return st;
     if (io->cdb_len == 0 || io->cdb_len > PCAM_CDB_BYTES)
         return PCAM_REQ_INVALID;
-    /* The CDB length must agree with the opcode group. */
-    if (pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
+    /* The CDB length must agree with the opcode group, unless the caller
+     * is a pass-through that leaves that judgement to the target. */
+    if ((ccb->flags & PCAM_CCB_PASSTHRU) == 0 && pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
         return PCAM_REQ_INVALID;
     if (io->dir > PCAM_DIR_OUT)
         return PCAM_REQ_INVALID;
@@ -322,9 +323,6 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
             return;
         }
         pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
-        ccb->u.io.scsi_status = 0;
-        ccb->u.io.resid = ccb->u.io.data_len;
-        ccb->u.io.sense_resid = ccb->u.io.sense_len;
         ccb->priv.retries_left = ccb->u.io.retries;
         pcam_q_submit(bus, l, ccb);
         return;
@@ -403,6 +401,13 @@ void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
     ccb->priv.magic = PCAM_CCB_MAGIC;
     ccb->priv.queued_ns = pcam_core_now(bus);
     ccb->status = PCAM_REQ_INPROG;
+    if (ccb->func == PCAM_FN_SCSI_IO) {
+        /* Nothing has moved yet: a request refused here or by validation
+         * reports its whole length as not transferred. */
+        ccb->u.io.scsi_status = 0;
+        ccb->u.io.resid = ccb->u.io.data_len;
+        ccb->u.io.sense_resid = ccb->u.io.sense_len;
+    }
     if (bus->shut_down)
         pcam_core_complete(bus, ccb, PCAM_NO_HBA);
     else

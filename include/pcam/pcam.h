@@ -105,6 +105,11 @@ enum {
                                             carries #PCAM_DEV_QFRZN) until #PCAM_FN_REL_QUEUE, as CAM
                                             peripheral drivers expect. Without it the core releases the
                                             freeze it took for autosense and recovery itself. */
+    PCAM_CCB_PASSTHRU = 1u << 7,       /**< #PCAM_FN_SCSI_IO: hand the CDB to the target even when its
+                                            length (still 1..#PCAM_CDB_BYTES) does not match its opcode
+                                            group, as pass-through interfaces (ASPI, SG_IO, CAM's pass
+                                            device) do; the target judges it. Buffers are still checked.
+                                            Without it such a CDB is #PCAM_REQ_INVALID. */
     PCAM_CCB_RETURN_QUEUED = 1u << 8   /**< #PCAM_FN_SCSI_IO: on its error completion, every CCB of the same
                                             LUN not yet issued completes as well, with #PCAM_REQUEUE_REQ, in
                                             order, so a caller that keeps its own device queue (a FreeBSD CAM

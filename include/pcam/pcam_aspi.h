@@ -73,9 +73,14 @@ typedef struct pcam_aspi_host {
      *  @param p the memory. @param len its length as allocated. */
     void (*buf_free)(void *ctx, void *p, size_t len);
     /**
-     * Signal the Win32-style event whose handle an SRB with SRB_EVENT_NOTIFY
-     * carries in SRB_PostProc. Called without any lock, exactly once per
-     * such SRB. Optional (without it event clients are not signalled).
+     * Signal the event whose handle an SRB with SRB_EVENT_NOTIFY carries in
+     * SRB_PostProc. The handle is the host's business: the layer copies it
+     * at submission and hands it back here, never reading through it (on
+     * Win32 it is a HANDLE for SetEvent, a small number rather than an
+     * address; a test host may use its own objects). Called without any
+     * lock, exactly once per such SRB. Optional: without it the layer
+     * refuses SRB_EVENT_NOTIFY requests with SS_INVALID_SRB instead of
+     * accepting requests whose client would wait forever.
      * @param ctx pcam_aspi_host::ctx. @param event the handle.
      */
     void (*signal_event)(void *ctx, void *event);
@@ -123,6 +128,18 @@ typedef struct pcam_aspi_adapter_ops {
      * @param lun LUN. @param out the answer. @return true when filled.
      */
     bool (*disk_info)(void *ctx, uint8_t target, uint8_t lun, pcam_aspi_disk_info *out);
+    /**
+     * Optional: called with the lock held; whether the calling thread may
+     * run queued notifications itself. The layer delivers on its own paths
+     * (after a submission, while a synchronous command waits) only when
+     * this is NULL or answers true. A host whose posting routines must
+     * always run on its own worker thread, as real ASPI managers call them,
+     * answers true only there; its worker then delivers whenever the queue
+     * is not empty (pcam_aspi_adapter_ops::wake tells it so).
+     * Refusals made before a request slot is taken are still notified at
+     * once, on the caller's thread. @param ctx the adapter's context.
+     */
+    bool (*may_deliver)(void *ctx);
 } pcam_aspi_adapter_ops;
 
 struct pcam_aspi_adapter;

@@ -52,7 +52,7 @@ static void op_wait(void *ctx)
 }
 
 static const pcam_aspi_adapter_ops host_ops = {
-    op_nolock, op_nolock, op_wait, NULL, NULL, NULL,
+    op_nolock, op_nolock, op_wait, NULL, NULL, NULL, NULL,
 };
 
 int aspi_qemuhost_open(aspi_qemuhost *h, const pcam_qemu_drive *drives, size_t ndrives, char *err,

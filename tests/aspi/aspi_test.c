@@ -11,6 +11,12 @@
 
 int fix_setup(aspi_simhost *h, const pcam_sim_config *sc, bool threaded, size_t nreqs)
 {
+    return fix_setup_ex(h, sc, NULL, threaded, nreqs, false);
+}
+
+int fix_setup_ex(aspi_simhost *h, const pcam_sim_config *sc, const pcam_aspi_host *hs,
+                 bool threaded, size_t nreqs, bool post_on_service)
+{
     pcam_aspi_host host;
     pcam_sim_config cfg;
     if (sc != NULL) {
@@ -19,7 +25,10 @@ int fix_setup(aspi_simhost *h, const pcam_sim_config *sc, bool threaded, size_t 
         pcam_sim_config_defaults(&cfg);
         cfg.width = 8;
     }
-    aspi_simhost_services(&host);
+    if (hs != NULL)
+        host = *hs;
+    else
+        aspi_simhost_services(&host);
     if (pcam_aspi_init(&host) != PCAM_OK)
         return -1;
     if (aspi_simhost_init(h, &cfg, NULL) != 0)
@@ -32,6 +41,7 @@ int fix_setup(aspi_simhost *h, const pcam_sim_config *sc, bool threaded, size_t 
     pcam_simlu_init_cdrom(pcam_sim_lu(h->sim, 4, 0), NULL, 0, "PCAMSIM", "CDROM");
     if (aspi_simhost_scan(h) != 0)
         return -5;
+    h->post_on_service = post_on_service;
     if (aspi_simhost_attach(h, nreqs, threaded) != 0)
         return -6;
     fix_post_reset();

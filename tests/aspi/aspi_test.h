@@ -19,6 +19,10 @@
 
 /* Build the fixture. sc NULL: defaults with width 8. 0 on success. */
 int fix_setup(aspi_simhost *h, const pcam_sim_config *sc, bool threaded, size_t nreqs);
+/* The same with the host services given (NULL: the sim host's) and, on
+ * a threaded host, notifications on the service thread only. */
+int fix_setup_ex(aspi_simhost *h, const pcam_sim_config *sc, const pcam_aspi_host *host,
+                 bool threaded, size_t nreqs, bool post_on_service);
 void fix_teardown(aspi_simhost *h);
 
 /* The posting routine the tests install, and its per-SRB call count. */

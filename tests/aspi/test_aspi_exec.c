@@ -365,17 +365,19 @@ static void refused_by_the_core(void **state)
 {
     (void)state;
     SRB_ExecSCSICmd s;
-    /* READ(10) opcode in a 6-byte CDB: the core refuses it (REQ_INVALID),
-     * through the completion path, still one posting. */
-    const BYTE bad[6] = {0x28, 0, 0, 0, 0, 0};
-    fix_exec(&s, 0, 0, 0, SRB_POSTING, NULL, 0, bad, 6, SENSE_LEN);
+    /* LUN 8 on a bus of 8 LUNs: the core refuses it (PATH_INVALID) through
+     * the completion path, inside the call, still one posting. (A CDB whose
+     * length does not match its group is no longer refused: the layer
+     * passes it through, see test_aspi_defects.) */
+    fix_exec(&s, 0, 0, 8, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
     assert_int_equal(SendASPI32Command(&s), SS_PENDING);
     /* It completed inside the call: status final and posted already. */
-    assert_int_equal(s.SRB_Status, SS_INVALID_SRB);
+    assert_int_equal(s.SRB_Status, SS_NO_DEVICE);
     assert_int_equal(fix_post_count(&s), 1);
-    /* The adapter's own ID is not a path (CAM path invalid). */
+    /* The adapter's own ID is not a path (CAM path invalid): no device
+     * there, on a valid adapter. */
     fix_exec(&s, 0, 7, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
-    assert_int_equal(run(&s), SS_INVALID_HA);
+    assert_int_equal(run(&s), SS_NO_DEVICE);
     assert_int_equal(fix_post_count(&s), 2);
 }
 
