@@ -68,6 +68,10 @@ static inline void pcam_put_be64(uint8_t *p, uint64_t v)
  * text is cut (always NUL-terminated when cap > 0) and `overflow` is set, so
  * a formatter can report PCAM_ERR_NOSPACE while still giving a usable prefix.
  */
+/* A CDB builder's common start (core/proto/cdb.c): fail with
+ * PCAM_ERR_NOSPACE if cap < n, else zero the n bytes and return n. */
+int pcam_cdb_claim(uint8_t *cdb, size_t cap, unsigned n);
+
 /* 1 << n for a 64-bit mask (n < 64). A variable 64-bit shift is a libgcc
  * call (__ashldi3) on 32-bit targets without a funnel shift; two 32-bit
  * halves keep the per-command path free of runtime helpers. */

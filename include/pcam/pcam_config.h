@@ -53,6 +53,18 @@
 #endif
 
 /**
+ * @def PCAM_CFG_CODEC_EXTRAS
+ * @brief 1: the codec functions the core itself never calls, for tools,
+ * shims and target models: the CDB builders other than INQUIRY and REPORT
+ * LUNS (pcam_cdb_read(), pcam_cdb_mode_sense(), ...), the sense builders,
+ * and READ CAPACITY parsing and building (cdb_build.c, sense_build.c and
+ * capacity.c in core/proto). 0: none of them is compiled.
+ */
+#ifndef PCAM_CFG_CODEC_EXTRAS
+#define PCAM_CFG_CODEC_EXTRAS 1
+#endif
+
+/**
  * @def PCAM_CFG_SENSE_TEXT
  * @brief 1: pcam_asc_format() and pcam_sense_format() give the T10 text of
  * every ASC/ASCQ pair (a compressed table of about 15 KB). 0: they print the

@@ -15,7 +15,9 @@ bad=0
 gone="PCAM_CFG_TEXT:pcam_sense_format PCAM_CFG_TEXT:pcam_asc_format PCAM_CFG_TEXT:pcam_sense_key_name
 PCAM_CFG_TEXT:pcam_msg_format PCAM_CFG_TEXT:pcam_msg_name PCAM_CFG_TEXT:pcam_device_type_name
 PCAM_CFG_TEXT:pcam_cdb_decode PCAM_CFG_TEXT:pcam_cdb_format PCAM_CFG_SENSE_TEXT:pcam_asc_stream
-PCAM_CFG_CMDLEVEL:pcam_bus_hal_done PCAM_CFG_CMDLEVEL:pcam_bus_hal_msg_in PCAM_CFG_CMDLEVEL:pcam_dec_kick"
+PCAM_CFG_CMDLEVEL:pcam_bus_hal_done PCAM_CFG_CMDLEVEL:pcam_bus_hal_msg_in PCAM_CFG_CMDLEVEL:pcam_dec_kick
+PCAM_CFG_CODEC_EXTRAS:pcam_cdb_read PCAM_CFG_CODEC_EXTRAS:pcam_sense_build_fixed
+PCAM_CFG_CODEC_EXTRAS:pcam_read_capacity16_parse"
 for e in $gone; do
   sw=${e%%:*} sym=${e#*:}
   grep -qx "$sym" "${TMPDIR:-/tmp}/pcam-sym-full.$$" || { echo "FAIL: $sym missing from the default library"; bad=1; }
@@ -23,7 +25,7 @@ for e in $gone; do
     echo "FAIL: $sym is still in the minimal library although $sw is 0"; bad=1
   fi
 done
-for sym in pcam_bus_init pcam_action pcam_bus_poll pcam_sense_decode pcam_status_name; do
+for sym in pcam_bus_init pcam_action pcam_bus_poll pcam_sense_decode pcam_status_name pcam_cdb_inquiry pcam_msg_decode; do
   grep -qx "$sym" "${TMPDIR:-/tmp}/pcam-sym-min.$$" || { echo "FAIL: entry point $sym missing from the minimal library"; bad=1; }
 done
 [ $bad -eq 0 ] && echo "check_symbols: every switched-off symbol is gone from the minimal library, the entry points stay"
