@@ -166,7 +166,7 @@ static void rings_clear(sym_sc *s)
 }
 
 /* Soft reset, registers, script start at INIT. The rings are empty. */
-void sym_chip_init(sym_sc *s)
+void sym_chip_init(sym_sc *s, bool kick)
 {
     sym_wr8(s, R_ISTAT, ISTAT_SRST);
     if (s->p.delay_us != NULL)
@@ -192,7 +192,7 @@ void sym_chip_init(sym_sc *s)
     sym_wr8(s, R_SIEN0, (uint8_t)(SIST0_MA | SIST0_SGE | SIST0_UDC | SIST0_RST | (par ? SIST0_PAR : 0)));
     sym_wr8(s, R_SIEN1, SIST1_STO);
     s->conn = 0xFF;
-    sym_wr32(s, R_DSP, s->lbl[L_INIT]);
+    sym_wr32(s, R_DSP, s->lbl[kick ? L_KICK : L_INIT]);
 }
 
 void sym_free_slot(sym_sc *s, unsigned i)
@@ -279,7 +279,7 @@ void sym_internal_bus_reset(sym_sc *s)
     sym_wr8(s, R_SCNTL1, 0);
     /* Every task is gone at the targets, so the chip may be reset cleanly. */
     sym_forget_all(s);
-    sym_chip_init(s);
+    sym_chip_init(s, true);
     s->st.bus_resets++;
     s->ev_reset = true;
 }
@@ -385,7 +385,7 @@ static int op_reset_chip(void *sc)
         sym_wr8(s, R_SCNTL1, 0);
     }
     sym_forget_all(s);
-    sym_chip_init(s);
+    sym_chip_init(s, false);
     s->ev_reset = false;
     return PCAM_OK;
 }
@@ -695,7 +695,7 @@ pcam_err pcam_sym_attach(pcam_sym *storage, const pcam_sym_config *cfg, const pc
     for (unsigned i = 0; i < SYM_SLOTS; i++)
         sym_blk(s, i)[B_TGT] = 0xFF;
     s->attached = true;
-    sym_chip_init(s);
+    sym_chip_init(s, false);
     out->ops = &sym_ops;
     out->cmd = &sym_cmd_ops;
     out->sc = s;

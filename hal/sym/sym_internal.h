@@ -111,7 +111,7 @@ enum {
 
 /* Script entry points and places the host needs. */
 enum {
-    L_INIT, L_IDLE, L_WAIT, L_RETRY, L_SEL_LOST, L_SELECT, L_CMD, L_NEGO_CHECK, L_MGMT,
+    L_KICK, L_INIT, L_IDLE, L_WAIT, L_RETRY, L_SEL_LOST, L_SELECT, L_CMD, L_NEGO_CHECK, L_MGMT,
     L_MGMT_REJ, L_DISPATCH, L_DIN_GO, L_DOUT_GO, L_CHAIN_IN, L_CHAIN_IN_END, L_CHAIN_OUT,
     L_CHAIN_OUT_END, L_OVR_IN, L_OVR_OUT, L_STATUS, L_MSGIN, L_CC, L_SDP, L_DISC, L_EXT,
     L_EXT_BAD, L_IWR, L_REJ, L_RESTORE, L_ACK_GO, L_REPLY, L_REPLY_ABORT, L_MSGOUT_NOP, L_RESEL,
@@ -186,7 +186,7 @@ uint8_t *sym_blk(sym_sc *s, unsigned slot);
 uint32_t sym_blk_bus(const sym_sc *s, unsigned slot);
 void sym_put32(uint8_t *p, uint32_t v);
 uint32_t sym_get32(const uint8_t *p);
-void sym_chip_init(sym_sc *s);
+void sym_chip_init(sym_sc *s, bool kick);
 void sym_forget_all(sym_sc *s);
 void sym_free_slot(sym_sc *s, unsigned i);
 void sym_report(sym_sc *s, unsigned i, uint32_t status, uint8_t scsi_status, uint32_t resid);

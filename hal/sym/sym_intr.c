@@ -267,7 +267,7 @@ static void scsi_int(sym_sc *s, uint8_t sist0, uint8_t sist1)
     if ((sist0 & SIST0_RST) != 0) {
         /* Ours or another device's: every task is gone. */
         sym_forget_all(s);
-        sym_chip_init(s);
+        sym_chip_init(s, true);
         s->st.bus_resets++;
         s->ev_reset = true;
         return;

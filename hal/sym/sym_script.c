@@ -100,6 +100,9 @@ typedef struct sym_insn {
         REG_ADC(DSA2, 0), REG_IMM_AREA(DSA3, AR_BLOCKS, 3), REG_ADC(DSA3, 0)
 
 static const sym_insn sym_prog[] = {
+    /* After a reset: one interrupt so the host reports it from poll. */
+    LABEL(L_KICK),
+    INTFLY(SIR_DONE),
     LABEL(L_INIT),
     REG_IMM(SA1, 0xFF), REG_IMM(SB0, 0), REG_IMM(SB1, 0), REG_IMM(SB2, 0),
 

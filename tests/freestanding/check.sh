@@ -28,6 +28,7 @@ n=0
 # The core and the chip back-ends that run inside kernels and firmware.
 dirs="$src/core"
 [ -d "$src/hal/esp" ] && dirs="$dirs $src/hal/esp"
+[ -d "$src/hal/sym" ] && dirs="$dirs $src/hal/sym"
 for f in $(find $dirs -name '*.c' | sort); do
   o="$work/$(echo "${f#$src/}" | tr / _).o"
   # shellcheck disable=SC2086
@@ -38,4 +39,9 @@ done
 [ "$n" -gt 0 ] || { echo "FAIL: no core sources found under $src/core" >&2; exit 1; }
 # shellcheck disable=SC2086
 text=$($size $objs | awk 'NR>1 {t += $1} END {print t}')
-echo "freestanding $variant: $n files (core/, hal/esp/) compiled warning-free; .text = $text bytes"
+echo "freestanding $variant: $n files (core/, hal/esp/, hal/sym/) compiled warning-free; .text = $text bytes"
+if [ -d "$src/hal/sym" ]; then
+  # shellcheck disable=SC2086
+  symtext=$($size $work/hal_sym_*.o | awk 'NR>1 {t += $1} END {print t}')
+  echo "freestanding $variant: hal/sym .text = $symtext bytes"
+fi
