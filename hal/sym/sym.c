@@ -401,11 +401,17 @@ static void op_attach(void *sc, struct pcam_bus *bus)
     SC(sc)->bus = bus;
 }
 
+/* Round robin, so the tag of a command that just ended (or was aborted)
+ * is the last to go on the wire again: a target may still be dropping it. */
 static int alloc_slot(sym_sc *s)
 {
-    for (unsigned i = 0; i < PCAM_SYM_MAX_CMDS; i++)
-        if (s->slot[i].state == SS_FREE)
+    for (unsigned n = 0; n < PCAM_SYM_MAX_CMDS; n++) {
+        unsigned i = (s->next_slot + n) % PCAM_SYM_MAX_CMDS;
+        if (s->slot[i].state == SS_FREE) {
+            s->next_slot = (uint8_t)((i + 1u) % PCAM_SYM_MAX_CMDS);
             return (int)i;
+        }
+    }
     return -1;
 }
 

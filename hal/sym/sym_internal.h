@@ -168,6 +168,7 @@ typedef struct sym_sc {
     uint32_t lbl[L_COUNT];  /* bus addresses of the script's labels */
     uint32_t script_words;
     uint8_t sq_idx, dq_idx; /* host's ring positions */
+    uint8_t next_slot;      /* where the slot search starts */
     uint8_t t_scntl3[SYM_TARGETS], t_sxfer[SYM_TARGETS];
     uint8_t conn;           /* target the stopped script is connected to, 0xFF none */
     bool ev_reset;          /* a bus reset to report from poll */
