@@ -264,8 +264,13 @@ void sym_report_slot(sym_sc *s, unsigned i)
 /* Put a built block in the start ring and wake the script. */
 void sym_enqueue(sym_sc *s, unsigned i)
 {
-    s->dma[A_SQ + s->sq_idx] = (uint8_t)i;
-    s->sq_idx++;
+    volatile uint8_t *e = s->dma + A_SQ + s->sq_idx;
+    /* The address bytes first: the low byte makes the entry valid. */
+    e[1] = (uint8_t)(sym_blk_bus(s, i) >> 8);
+    e[2] = (uint8_t)(sym_blk_bus(s, i) >> 16);
+    e[3] = (uint8_t)(sym_blk_bus(s, i) >> 24);
+    e[0] = 0x00;
+    s->sq_idx = (uint8_t)(s->sq_idx + 4u);
     s->st.started++;
     sym_wr8(s, R_ISTAT, ISTAT_SIGP);
 }
@@ -545,8 +550,9 @@ static int op_start(void *sc, const pcam_hal_cmd *cmd)
 
 static bool slot_in_ring(const sym_sc *s, unsigned i)
 {
-    for (unsigned k = 0; k < 256; k++)
-        if (s->dma[A_SQ + k] == i)
+    uint32_t want = sym_blk_bus(s, i);
+    for (unsigned k = 0; k < 256; k += 4)
+        if (sym_get32(s->dma + A_SQ + k) == want)
             return true;
     return false;
 }

@@ -54,7 +54,7 @@ enum { SSTAT0_OLF = 0x20, SSTAT0_ORF = 0x40 };
 
 /* ---- the DMA area (offsets from its 256-byte aligned start) ---- */
 enum {
-    A_SQ = 0x000,       /* start ring: 256 one-byte slot numbers, 0xFF = empty */
+    A_SQ = 0x000,       /* start ring: 64 block bus addresses, low byte 0xFF = empty */
     A_DQ = 0x100,       /* done ring: the same */
     A_RESEL = 0x200,    /* reselection message bytes: IDENTIFY, tag message, tag */
     A_OVR_IN = 0x204,   /* bus address of the data-in overrun bucket (loaded into blocks) */
@@ -115,7 +115,7 @@ enum {
     L_MGMT_REJ, L_DISPATCH, L_DIN_GO, L_DOUT_GO, L_CHAIN_IN, L_CHAIN_IN_END, L_CHAIN_OUT,
     L_CHAIN_OUT_END, L_OVR_IN, L_OVR_OUT, L_STATUS, L_MSGIN, L_CC, L_SDP, L_DISC, L_EXT,
     L_EXT_BAD, L_IWR, L_REJ, L_RESTORE, L_ACK_GO, L_REPLY, L_REPLY_ABORT, L_MSGOUT_NOP, L_RESEL,
-    L_RESEL_UNTAGGED, L_RESEL_BAD, L_BAD_PHASE, L_END, L_COUNT
+    L_RESEL_UNTAGGED, L_RESEL_BAD, L_BAD_PHASE, L_SQ_LOAD, L_SQ_CLR, L_DQ_PUT, L_END, L_COUNT
 };
 
 #define SYM_SLOTS 64u                        /* PCAM_SYM_MAX_CMDS + abort + reset */

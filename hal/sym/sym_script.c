@@ -8,12 +8,15 @@
  *
  * Register use: DSA = the current command block; TEMP = an indirect jump
  * target (LOAD TEMP, RETURN); SCRATCHA0 = scratch; SCRATCHA1 = 0xFF;
- * SCRATCHB0 / SCRATCHB1 = the chip's start-ring and done-ring positions;
+ * SCRATCHB0 / SCRATCHB1 = the chip's start-ring and done-ring positions,
+ * which the script stores into the low address byte of its own ring LOAD
+ * and STORE instructions (self-modifying, so a ring step costs two
+ * instructions instead of an address computation);
  * SCRATCHB2 = 1 while a selection that lost to a reselection waits at
  * A_PEND. The host never writes these while the script runs.
  *
- * Flow: IDLE takes a slot number from the start ring, turns it into a block
- * address and selects; the message-out (IDENTIFY, tag, negotiation) and the
+ * Flow: IDLE takes a block address from the start ring (4-byte entries,
+ * 0xFF in the low byte = empty) and selects; the message-out (IDENTIFY, tag, negotiation) and the
  * CDB go out by table-indirect moves; DISPATCH follows the target's phases;
  * the data chain is PCAM_SYM_MAX_SG table-indirect moves entered at the
  * element the command needs; COMMAND COMPLETE writes the slot number into
@@ -25,7 +28,7 @@
 #include "sym_internal.h"
 
 /* How the loader completes an entry. */
-enum { K_PLAIN, K_DEF, K_LABEL, K_DATA, K_IMM, K_CHAIN };
+enum { K_PLAIN, K_DEF, K_LABEL, K_DATA, K_IMM, K_CHAIN, K_PATCH };
 /* Areas whose address bytes K_IMM puts into a register-move's data field. */
 enum { AR_BLOCKS = 0, AR_SQ = 1, AR_DQ = 2 };
 
@@ -83,6 +86,9 @@ typedef struct sym_insn {
 #define STORE_REL(r, n, off) {0xF0000000u | ((uint32_t)(r) << 16) | (n), (off), K_PLAIN}
 #define LOAD_ABS(r, n, a) {0xE1000000u | ((uint32_t)(r) << 16) | (n), (a), K_DATA}
 #define STORE_ABS(r, n, a) {0xE0000000u | ((uint32_t)(r) << 16) | (n), (a), K_DATA}
+/* STORE register r (1 byte) into the low address byte of the instruction at label l:
+ * the ring instructions below are 256-aligned rings indexed by a SCRATCHB byte. */
+#define PATCH(r, l) {0xE0000000u | ((uint32_t)(r) << 16) | 1u, (l), K_PATCH}
 
 #define SA0 R_SCRATCHA
 #define SA1 (R_SCRATCHA + 1)
@@ -112,15 +118,15 @@ static const sym_insn sym_prog[] = {
     TO_SFBR(R_CTEST2),
     TO_SFBR(SB2),
     JUMP_IF(0x01, L_RETRY),
-    TO_SFBR(SB0),
-    FROM_SFBR(DSA0),
-    REG_IMM_AREA(DSA1, AR_SQ, 1), REG_IMM_AREA(DSA2, AR_SQ, 2), REG_IMM_AREA(DSA3, AR_SQ, 3),
-    LOAD_REL(SA0, 1, 0),
-    TO_SFBR(SA0),
+    PATCH(SB0, L_SQ_LOAD),
+    PATCH(SB0, L_SQ_CLR),
+    LABEL(L_SQ_LOAD),
+    LOAD_ABS(DSA0, 4, A_SQ),
+    TO_SFBR(DSA0),
     JUMP_IF(0xFF, L_WAIT),
-    STORE_REL(SA1, 1, 0),
-    REG_ADD(SB0, 1),
-    SLOT_TO_DSA,
+    LABEL(L_SQ_CLR),
+    STORE_ABS(SA1, 1, A_SQ),
+    REG_ADD(SB0, 4),
     LABEL(L_SELECT),
     SELECT_ATN_TBL(B_SEL, L_SEL_LOST),
     MOVE_TBL(PH_MOUT, B_T_MSGOUT),
@@ -129,6 +135,7 @@ static const sym_insn sym_prog[] = {
 
     LABEL(L_CMD),
     MOVE_TBL(PH_CMD, B_T_CMD),
+    JUMP_WHEN(PH_MIN, L_MSGIN), /* a disk that disconnects before its data */
     LABEL(L_DISPATCH),
     JUMP_WHEN(PH_DIN, L_DIN_GO),
     JUMP_IF_PH(PH_DOUT, L_DOUT_GO),
@@ -206,8 +213,8 @@ static const sym_insn sym_prog[] = {
     LABEL(L_MSGIN),
     MOVE_TBL(PH_MIN, B_T_MSGIN),
     JUMP_IF(0x00, L_CC),
-    JUMP_IF(0x02, L_SDP),
     JUMP_IF(0x04, L_DISC),
+    JUMP_IF(0x02, L_SDP),
     JUMP_IF(0x01, L_EXT),
     JUMP_IF(0x07, L_REJ),
     JUMP_IF(0x23, L_IWR),
@@ -218,11 +225,10 @@ static const sym_insn sym_prog[] = {
     LABEL(L_CC),
     CLR_ACK,
     WAIT_DISC,
+    PATCH(SB1, L_DQ_PUT),
     LOAD_REL(SA0, 1, B_SLOT),
-    TO_SFBR(SB1),
-    FROM_SFBR(DSA0),
-    REG_IMM_AREA(DSA1, AR_DQ, 1), REG_IMM_AREA(DSA2, AR_DQ, 2), REG_IMM_AREA(DSA3, AR_DQ, 3),
-    STORE_REL(SA0, 1, 0),
+    LABEL(L_DQ_PUT),
+    STORE_ABS(SA0, 1, A_DQ),
     REG_ADD(SB1, 1),
     INTFLY(SIR_DONE),
     JUMP(L_IDLE),
@@ -230,6 +236,7 @@ static const sym_insn sym_prog[] = {
     /* The current pointers are the saved ones (see sym_intr.c on RESTORE POINTERS). */
     LABEL(L_SDP),
     CLR_ACK,
+    JUMP_WHEN(PH_MIN, L_MSGIN),
     JUMP(L_DISPATCH),
 
     LABEL(L_DISC),
@@ -350,6 +357,9 @@ int sym_script_build(sym_sc *s)
                         break;
                     case K_CHAIN:
                         w1 = arg + 8u * k;
+                        break;
+                    case K_PATCH:
+                        w1 = s->lbl[arg] + 4u; /* the address word, low byte first */
                         break;
                     default:
                         break;

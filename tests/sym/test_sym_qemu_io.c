@@ -26,8 +26,9 @@
 #define BLOCKS 8192u
 #define SALT 0x20000u
 #define SALT2 0x30000u
+#define SALT3 0x50000u
 
-static const char *image, *image2;
+static const char *image, *image2, *image3;
 static pcam_qemu_drive drives[2];
 
 static void host_blocks(const char *img, uint32_t lba, uint32_t n, uint8_t *out)
@@ -202,19 +203,29 @@ static void test_tagged_depth(void **state)
     qbus b;
     (void)state;
     pcam_bus_config_defaults(&cfg);
-    qbus_start(&b, drives, 2, &cfg, NULL);
+    /* QEMU's own trace of its model: a command queued when it disconnects,
+     * unqueued when it reselects (hw/scsi/trace-events). */
+    static char tracefile[512];
+    snprintf(tracefile, sizeof tracefile, "%s/lsi-trace.log", qrig_dir());
+    /* A third disk, at ID 3, behind QEMU's I/O throttling: its reads wait
+     * in the block layer, so the model really holds many tagged commands. */
+    static char drv[700];
+    snprintf(drv, sizeof drv, "if=none,id=dthr,file=%s,format=raw,throttling.iops-total=200", image3);
+    const char *extra[] = {"-trace", "lsi_queue_command", "-trace", "lsi_reselect", "-D", tracefile,
+                           "-drive", drv, "-device", "scsi-hd,drive=dthr,bus=scsi0.0,scsi-id=3", NULL};
+    qbus_start(&b, drives, 2, &cfg, extra);
     qccb sc;
     memset(&sc, 0, sizeof sc);
-    assert_int_equal(qbus_func(&b, &sc, PCAM_FN_SCAN_LUN, 0, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    assert_int_equal(qbus_func(&b, &sc, PCAM_FN_SCAN_LUN, 3, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     /* Settle the power-on UNIT ATTENTION and the tag decision first. */
-    rw(&b, 0, false, false, 0, 1, buf, NULL, 0);
+    rw(&b, 3, false, false, 0, 1, buf, NULL, 0);
     unsigned rounds = 4;
     deep_done = 0;
     for (unsigned r = 0; r < rounds; r++) {
         for (unsigned i = 0; i < DEPTH; i++) {
             uint8_t cdb[10];
             cdb_rw10(cdb, false, 1000 + (r * DEPTH + i) * 8u, 8);
-            qccb_io(&c[i], 0, 0, cdb, 10, PCAM_DIR_IN, buf + (size_t)i * 4096, 4096);
+            qccb_io(&c[i], 3, 0, cdb, 10, PCAM_DIR_IN, buf + (size_t)i * 4096, 4096);
             c[i].ccb.flags |= PCAM_CCB_TAGGED;
             c[i].ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
             c[i].ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
@@ -224,12 +235,12 @@ static void test_tagged_depth(void **state)
         assert_true(qbus_run_until(&b, &deep_done, (r + 1) * DEPTH, 30000));
         for (unsigned i = 0; i < DEPTH; i++) {
             qbus_expect(&c[i], PCAM_REQ_CMP);
-            host_blocks(image, 1000 + (r * DEPTH + i) * 8u, 8, want);
+            host_blocks(image3, 1000 + (r * DEPTH + i) * 8u, 8, want);
             assert_memory_equal(buf + (size_t)i * 4096, want, 4096);
         }
     }
     pcam_sym_get_stats(b.sym, &st);
-    assert_int_equal(pcam_bus_get_counters(&b.bus, 0, &cnt), PCAM_OK);
+    assert_int_equal(pcam_bus_get_counters(&b.bus, 3, &cnt), PCAM_OK);
     printf("depth %d: %llu commands, max %u held by the chip, %llu interrupts, %llu done batches, "
            "%llu host-resolved reselections\n",
            DEPTH, (unsigned long long)st.completed, st.max_outstanding,
@@ -244,6 +255,28 @@ static void test_tagged_depth(void **state)
     free(buf);
     free(want);
     qbus_stop(&b);
+    /* From QEMU's side: how many tagged commands its model held at once. */
+    FILE *f = fopen(tracefile, "r");
+    assert_non_null(f);
+    char line[512];
+    int held = 0, most = 0, queued = 0;
+    int nl = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (getenv("SYM_TRACE_DUMP") != NULL && nl++ < 60)
+            fputs(line, stdout);
+        if (strstr(line, "lsi_queue_command") != NULL) {
+            held++;
+            queued++;
+        } else if (strstr(line, "lsi_reselect") != NULL) {
+            held--;
+        }
+        if (held > most)
+            most = held;
+    }
+    fclose(f);
+    printf("QEMU trace: %d commands queued by the model on disconnect, at most %d at once\n", queued, most);
+    assert_true(queued >= 4 * DEPTH);
+    assert_true(most >= 12);
 }
 
 int main(void)
@@ -257,6 +290,7 @@ int main(void)
     qrig_require_qemu();
     image = qrig_image("sym0.img", BLOCKS, SALT);
     image2 = qrig_image("sym2.img", BLOCKS, SALT2);
+    image3 = qrig_image("sym3.img", BLOCKS, SALT3);
     memset(drives, 0, sizeof drives);
     drives[0].image = image;
     drives[0].scsi_id = 0;
