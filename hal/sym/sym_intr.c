@@ -314,35 +314,42 @@ static void scsi_int(sym_sc *s, uint8_t sist0, uint8_t sist1)
     }
 }
 
+static int take_event(sym_sc *s, pcam_hal_event *ev)
+{
+    if (!s->ev_reset && !s->ev_gross)
+        return 0;
+    memset(ev, 0, sizeof *ev);
+    ev->type = s->ev_reset ? PCAM_HAL_EV_BUS_RESET : PCAM_HAL_EV_GROSS_ERROR;
+    ev->phase = PCAM_PHASE_BUS_FREE;
+    ev->target = 0xFF;
+    s->ev_reset = false;
+    s->ev_gross = false;
+    return 1;
+}
+
+/* One pass per call: the interrupt line is level-triggered, so a cause that
+ * arrives while this one is handled keeps it raised and brings the shim
+ * back; not re-reading ISTAT saves a register access per interrupt. */
 int sym_poll(void *sc, pcam_hal_event *ev)
 {
     sym_sc *s = (sym_sc *)sc;
-    for (unsigned guard = 0; guard < 16; guard++) {
-        if (s->ev_reset || s->ev_gross) {
-            memset(ev, 0, sizeof *ev);
-            ev->type = s->ev_reset ? PCAM_HAL_EV_BUS_RESET : PCAM_HAL_EV_GROSS_ERROR;
-            ev->phase = PCAM_PHASE_BUS_FREE;
-            ev->target = 0xFF;
-            s->ev_reset = false;
-            s->ev_gross = false;
-            return 1;
-        }
-        uint8_t istat = sym_rd8(s, R_ISTAT);
-        if ((istat & (ISTAT_DIP | ISTAT_SIP | ISTAT_INTF)) == 0)
-            return 0;
-        s->st.interrupts++;
-        if ((istat & ISTAT_INTF) != 0) {
-            /* SIGP again in the same write: a clear of INTF must not lose a
-             * signal the script has not seen yet (QEMU's ISTAT write
-             * replaces the upper bits). */
-            sym_wr8(s, R_ISTAT, ISTAT_INTF | ISTAT_SIGP);
-            uint64_t before = s->st.completed;
-            drain_done(s);
-            if (s->st.completed != before)
-                s->st.done_batches++;
-        }
-        if ((istat & (ISTAT_DIP | ISTAT_SIP)) == 0)
-            continue;
+    if (take_event(s, ev))
+        return 1;
+    uint8_t istat = sym_rd8(s, R_ISTAT);
+    if ((istat & (ISTAT_DIP | ISTAT_SIP | ISTAT_INTF)) == 0)
+        return 0;
+    s->st.interrupts++;
+    if ((istat & ISTAT_INTF) != 0) {
+        /* SIGP again in the same write: a clear of INTF must not lose a
+         * signal the script has not seen yet (QEMU's ISTAT write replaces
+         * the upper bits). */
+        sym_wr8(s, R_ISTAT, ISTAT_INTF | ISTAT_SIGP);
+        uint64_t before = s->st.completed;
+        drain_done(s);
+        if (s->st.completed != before)
+            s->st.done_batches++;
+    }
+    if ((istat & (ISTAT_DIP | ISTAT_SIP)) != 0) {
         s->st.script_irqs++;
         drain_done(s); /* completions before the stop are reported first */
         uint8_t dstat = 0, sist0 = 0, sist1 = 0;
@@ -352,13 +359,12 @@ int sym_poll(void *sc, pcam_hal_event *ev)
         }
         if ((istat & ISTAT_DIP) != 0)
             dstat = sym_rd8(s, R_DSTAT);
-        if ((sist0 | sist1) != 0) {
+        if ((sist0 | sist1) != 0)
             scsi_int(s, sist0, sist1);
-        } else if ((dstat & DSTAT_SIR) != 0) {
+        else if ((dstat & DSTAT_SIR) != 0)
             script_int(s, sym_rd32(s, R_DSPS));
-        } else if ((dstat & (DSTAT_IID | DSTAT_BF | DSTAT_MDPE | DSTAT_ABRT)) != 0) {
+        else if ((dstat & (DSTAT_IID | DSTAT_BF | DSTAT_MDPE | DSTAT_ABRT)) != 0)
             s->ev_gross = true;
-        }
     }
-    return 0;
+    return take_event(s, ev);
 }
