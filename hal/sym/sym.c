@@ -344,6 +344,15 @@ static int op_set_xfer(void *sc, uint8_t target, const pcam_hal_xfer_params *pp)
         scntl3 |= SCNTL3_EWS;
     s->t_scntl3[target] = scntl3;
     s->t_sxfer[target] = sxfer;
+    /* Commands already built for the target carry its mode in their select
+     * word, which a reselection loads too: bring them up to date. */
+    for (unsigned i = 0; i < SYM_SLOTS; i++) {
+        if (s->slot[i].state == SS_FREE || s->slot[i].target != target)
+            continue;
+        uint8_t *b = sym_blk(s, i);
+        b[B_SEL + 3] = scntl3;
+        b[B_SEL + 1] = sxfer;
+    }
     if (s->conn == target) {
         /* Agreed inside a connection: it applies from the next byte. */
         sym_wr8(s, R_SCNTL3, scntl3);

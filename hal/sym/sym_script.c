@@ -142,6 +142,7 @@ static const sym_insn sym_prog[] = {
     JUMP_IF_PH(PH_ST, L_STATUS),
     JUMP_IF_PH(PH_MIN, L_MSGIN),
     JUMP_IF_PH(PH_MOUT, L_MSGOUT_NOP),
+    JUMP_IF_PH(PH_CMD, L_CMD), /* after a negotiation in the selection's MESSAGE OUT */
     LABEL(L_BAD_PHASE),
     INT(SIR_BAD_PHASE),
 
