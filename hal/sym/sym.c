@@ -192,6 +192,7 @@ void sym_chip_init(sym_sc *s, bool kick)
     sym_wr8(s, R_SIEN0, (uint8_t)(SIST0_MA | SIST0_SGE | SIST0_UDC | SIST0_RST | (par ? SIST0_PAR : 0)));
     sym_wr8(s, R_SIEN1, SIST1_STO);
     s->conn = 0xFF;
+    s->gen++;
     sym_wr32(s, R_DSP, s->lbl[kick ? L_KICK : L_INIT]);
 }
 
@@ -247,13 +248,16 @@ void sym_report_slot(sym_sc *s, unsigned i)
     uint32_t resid = sl->data_len;
     uint32_t ovr = sl->dir == PCAM_DIR_OUT ? s->lbl[L_OVR_OUT] : s->lbl[L_OVR_IN];
     uint32_t ent = sym_get32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN));
-    if (sl->dir != PCAM_DIR_NONE && ent == ovr)
-        resid = 0; /* the chain ran to its end */
-    else if (sl->mismatch)
-        resid = sl->data_len - sl->progress;
-    resid += sl->iwr;
-    if (resid > sl->data_len)
-        resid = sl->data_len;
+    if (sl->dir != PCAM_DIR_NONE && ent == ovr) {
+        resid = 0; /* the chain ran to its end; a wide residue byte stayed in the chip */
+    } else {
+        if (sl->mismatch)
+            resid = sl->data_len - sl->progress;
+        /* IGNORE WIDE RESIDUE: the last byte the move counted was a pad. */
+        resid += sl->iwr;
+        if (resid > sl->data_len)
+            resid = sl->data_len;
+    }
     if (b[B_OVR] != 0) {
         sym_report(s, i, PCAM_DATA_RUN_ERR, 0, 0);
         return;

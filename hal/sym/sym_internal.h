@@ -169,6 +169,8 @@ typedef struct sym_sc {
     uint32_t script_words;
     uint8_t sq_idx, dq_idx; /* host's ring positions */
     uint8_t next_slot;      /* where the slot search starts */
+    uint32_t gen;           /* chip resets so far: a stop handled across one must not restart the script */
+    uint32_t stop_gen;
     uint8_t t_scntl3[SYM_TARGETS], t_sxfer[SYM_TARGETS];
     uint8_t conn;           /* target the stopped script is connected to, 0xFF none */
     bool ev_reset;          /* a bus reset to report from poll */

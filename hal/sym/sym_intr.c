@@ -9,9 +9,13 @@
  */
 #include "sym_internal.h"
 
+/* Restart the stopped script at `label`, unless a call into the core
+ * reset the chip meanwhile (its script is already running again). */
 static void restart(sym_sc *s, unsigned label)
 {
     s->conn = 0xFF;
+    if (s->gen != s->stop_gen)
+        return;
     sym_wr32(s, R_DSP, s->lbl[label]);
 }
 
@@ -124,8 +128,7 @@ static void resel_untagged(sym_sc *s)
             sym_wr32(s, R_DSA, sym_blk_bus(s, i));
             sym_wr8(s, R_SCNTL3, s->t_scntl3[t]);
             sym_wr8(s, R_SXFER, s->t_sxfer[t]);
-            s->conn = t;
-            sym_wr32(s, R_DSP, s->lbl[L_DISPATCH]);
+            restart(s, L_DISPATCH);
             return;
         }
     }
@@ -180,6 +183,7 @@ static void script_int(sym_sc *s, uint32_t code)
     }
     case SIR_IWR:
         sl->iwr = (uint8_t)(sl->iwr + 1u);
+        s->st.wide_residues++;
         restart(s, L_ACK_GO);
         return;
     case SIR_RESTORE: {
@@ -220,11 +224,13 @@ static void script_int(sym_sc *s, uint32_t code)
         restart(s, L_IDLE);
         return;
     case SIR_MGMT_REJECTED:
+        /* The target kept its tasks: the core's ladder goes on (a device
+         * reset after a refused abort, a bus reset after a refused reset). */
         if (sl->kind == SK_RESET)
             sym_mgmt_reset_done(s, false);
         else
             sym_free_slot(s, (unsigned)i);
-        sym_internal_bus_reset(s);
+        restart(s, L_IDLE);
         return;
     case SIR_ABORTED:
         if (sl->kind == SK_CMD)
@@ -310,7 +316,7 @@ static void scsi_int(sym_sc *s, uint8_t sist0, uint8_t sist1)
         }
         /* Wherever it was, the dispatcher follows the target's new phase. */
         sym_wr8(s, R_CTEST3, CTEST3_CLF);
-        sym_wr32(s, R_DSP, s->lbl[L_DISPATCH]);
+        restart(s, L_DISPATCH);
     }
 }
 
@@ -351,6 +357,7 @@ int sym_poll(void *sc, pcam_hal_event *ev)
     }
     if ((istat & (ISTAT_DIP | ISTAT_SIP)) != 0) {
         s->st.script_irqs++;
+        s->stop_gen = s->gen;
         drain_done(s); /* completions before the stop are reported first */
         uint8_t dstat = 0, sist0 = 0, sist1 = 0;
         if ((istat & ISTAT_SIP) != 0) {

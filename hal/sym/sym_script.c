@@ -171,7 +171,10 @@ static const sym_insn sym_prog[] = {
     JUMP_IF_PH(PH_MIN, L_MGMT_REJ),
     WAIT_DISC,
     INT(SIR_MGMT_DONE),
-    LABEL(L_MGMT_REJ),
+    LABEL(L_MGMT_REJ), /* MESSAGE REJECT: take it, let the target go */
+    MOVE_TBL(PH_MIN, B_T_MSGIN),
+    CLR_ACK,
+    WAIT_DISC,
     INT(SIR_MGMT_REJECTED),
 
     LABEL(L_DIN_GO),
@@ -186,14 +189,16 @@ static const sym_insn sym_prog[] = {
     LABEL(L_CHAIN_IN_END),
     LOAD_ABS(R_TEMP, 4, A_OVR_IN),
     STORE_REL(R_TEMP, 4, B_IN),
-    JUMP(L_STATUS),
+    JUMP_WHEN(PH_ST, L_STATUS),
+    JUMP(L_DISPATCH), /* e.g. SAVE DATA POINTER + DISCONNECT before the status */
 
     LABEL(L_CHAIN_OUT),
     CHAIN(PH_DOUT),
     LABEL(L_CHAIN_OUT_END),
     LOAD_ABS(R_TEMP, 4, A_OVR_OUT),
     STORE_REL(R_TEMP, 4, B_OUT),
-    JUMP(L_STATUS),
+    JUMP_WHEN(PH_ST, L_STATUS),
+    JUMP(L_DISPATCH),
 
     /* More data than the command asked for: take it (or send zeros), flag it. */
     LABEL(L_OVR_IN),

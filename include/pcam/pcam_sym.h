@@ -159,6 +159,7 @@ typedef struct pcam_sym_stats {
     uint64_t resel_host;     /**< Reselections the host resolved (untagged). */
     uint64_t sel_timeouts;   /**< Selection timeouts. */
     uint64_t bus_resets;     /**< SCSI bus resets seen. */
+    uint64_t wide_residues;  /**< IGNORE WIDE RESIDUE messages taken. */
     uint32_t max_outstanding; /**< Most commands held at once. */
 } pcam_sym_stats;
 

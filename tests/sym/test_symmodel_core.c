@@ -221,13 +221,16 @@ static void test_integrity_depth32(void **state)
     model_clean(&u->r);
     assert_true(st.max_outstanding >= 24);
     assert_true(ms.reselections > 0);
-    fprintf(stderr, "  script stops %llu (data phase mismatches %llu), done-ring interrupts %llu\n",
-            (unsigned long long)st.script_irqs, (unsigned long long)st.mismatches,
+    fprintf(stderr, "  script stops %llu (INT %llu, data phase mismatches %llu), done-ring interrupts %llu\n",
+            (unsigned long long)st.script_irqs, (unsigned long long)ms.int_stops, (unsigned long long)st.mismatches,
             (unsigned long long)st.done_batches);
-    /* The done ring batched completions; the sim's disks disconnect in the
-     * middle of data, and each such phase mismatch is one host interrupt. */
-    assert_true(st.done_batches < st.completed);
+    /* About one interrupt per command (this rig services each at once, so
+     * the done ring rarely holds more than one); the sim's disks sometimes
+     * disconnect in the middle of data, and those phase mismatches are the
+     * only script stops besides the scan's and the UNIT ATTENTIONs'. */
+    assert_true(st.interrupts < st.completed + st.completed / 20);
     assert_true(st.mismatches > 0);
+    assert_true(st.script_irqs < 100);
     for (uint8_t d = 0; d < DISKS; d++) {
         pcam_sim_target_stats ts;
         pcam_sim_target_stats_get(u->r.sim, d, &ts);

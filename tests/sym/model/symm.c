@@ -752,7 +752,9 @@ static void on_event(symm *m, const pcam_hal_event *ev)
         if (m->pend == P_MSGOUT)
             m->atn = false;
         m->phase = (int)ev->phase;
-        m->mv_done = ev->count;
+        /* A wide bus may bring one byte past an odd count (IGNORE WIDE
+         * RESIDUE follows); the chip keeps it in SWIDE, not in memory. */
+        m->mv_done = ev->count < m->mv_count ? ev->count : m->mv_count;
         if (ev->count > 0 && (m->mv_phase == PCAM_PHASE_DATA_IN || m->mv_phase == PCAM_PHASE_STATUS))
             m->reg[0x08] = mem(m, m->mv_bus, 1)[0];
         if (ev->parity_error) {
@@ -803,6 +805,13 @@ static void on_event(symm *m, const pcam_hal_event *ev)
     case PCAM_HAL_EV_BUS_FREE:
         m->connected = m->held = m->atn = false;
         m->phase = PCAM_PHASE_BUS_FREE;
+        if ((m->pend == P_SELECT || m->pend == P_MSGOUT) && ev->count >= m->mv_count) {
+            /* The last message (ABORT TASK, TARGET RESET) sent the target
+             * away: the move completed and WAIT DISCONNECT will not wait. */
+            m->mv_done = m->mv_count;
+            move_done(m);
+            return;
+        }
         if (m->pend == P_ACCEPT || m->pend == P_WAITDISC) {
             m->pend = P_NONE;
             m->run = R_RUN;
