@@ -684,8 +684,8 @@ pcam_err pcam_sym_attach(pcam_sym *storage, const pcam_sym_config *cfg, const pc
         plat->read32 == NULL || plat->write32 == NULL || plat->dma_map == NULL)
         return PCAM_ERR_NULL;
     const pcam_sym_chip_info *chip = pcam_sym_chip_lookup(cfg->pci_device, cfg->pci_revision);
-    if (chip == NULL)
-        return PCAM_ERR_UNSUPPORTED;
+    if (chip == NULL || (chip->flags & PCAM_SYM_F_LDSTR) == 0)
+        return PCAM_ERR_UNSUPPORTED; /* pcam's script needs LOAD and STORE */
     uint8_t ntargets = (chip->flags & PCAM_SYM_F_WIDE) != 0 ? 16 : 8;
     uint32_t clk = cfg->clock_khz != 0 ? cfg->clock_khz : 40000u;
     if (cfg->initiator_id >= ntargets || clk < 20000u || clk > 80000u)

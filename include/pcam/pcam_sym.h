@@ -135,7 +135,9 @@ typedef struct pcam_sym {
  * @param out filled with the ops tables and @p sc.
  * @return #PCAM_OK; #PCAM_ERR_NULL for a missing argument or service;
  *         #PCAM_ERR_RANGE for a bad ID, clock, or a DMA area that is too
- *         small or above 4 GiB; #PCAM_ERR_UNSUPPORTED for an unknown PCI ID.
+ *         small or above 4 GiB; #PCAM_ERR_UNSUPPORTED for an unknown PCI ID
+ *         or a chip without LOAD/STORE (53C810, 53C815, 53C820, 53C825 before
+ *         the A parts), which pcam's script needs.
  */
 pcam_err pcam_sym_attach(pcam_sym *sc, const pcam_sym_config *cfg, const pcam_platform *plat,
                          pcam_hal *out);
