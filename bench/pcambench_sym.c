@@ -221,7 +221,7 @@ int pcambench_sym_main(int argc, char **argv, const char *name)
     double seconds = 3.0;
     uint64_t commands = 0;
     bool json = false, scripts = false;
-    sres res[6];
+    sres res[6], r8k;
     int rc = 0;
 
     for (int i = 1; i < argc; i++) {
@@ -270,6 +270,9 @@ int pcambench_sym_main(int argc, char **argv, const char *name)
         for (unsigned k = 0; k < 3 && rc == 0; k++)
             if (run(x, sizes[s], depths[k], seconds, commands, &res[s * 3 + k]) != 0)
                 rc = 1;
+    /* 8 KiB at depth 1 for the 1999 overhead estimate 2 t(4K) - t(8K). */
+    if (rc == 0 && run(x, 8192, 1, seconds, commands, &r8k) != 0)
+        rc = 1;
     if (pcam_qemu_sym_close(&x->b) != 0 && rc == 0)
         rc = 1;
     if (rc == 0 && scripts) {
@@ -303,7 +306,7 @@ int pcambench_sym_main(int argc, char **argv, const char *name)
                        per(r->intrs, r->cmds), per(r->st.reg_reads, r->cmds), per(r->st.reg_writes, r->cmds),
                        per(r->qs.round_trips, r->cmds), r->insns);
             }
-            printf("]}\n");
+            printf("],\"overhead_us\":%.1f}\n", 2e6 * res[0].secs / (double)res[0].cmds - 1e6 * r8k.secs / (double)r8k.cmds);
         } else {
             printf("QEMU LSI53C895A over qtest, hal/sym: tagged random READ(10)\n");
             printf("%-5s %5s %8s %6s %9s %8s %8s %8s %8s %8s\n", "size", "depth", "commands", "errors",
@@ -319,6 +322,9 @@ int pcambench_sym_main(int argc, char **argv, const char *name)
                 else
                     printf("%8s\n", "-");
             }
+            printf("command overhead at depth 1, 2 t(4K) - t(8K): %.1f us (8K: %.1f cmds/s)\n",
+                   2e6 * res[0].secs / (double)res[0].cmds - 1e6 * r8k.secs / (double)r8k.cmds,
+                   r8k.cmds / r8k.secs);
             printf("(intr: pcam_bus_intr calls; rd/wr: hal/sym register accesses; rt: qtest round\n"
                    " trips incl. IRQ-line drains; insn: QEMU lsi_execute_script events, traced run)\n");
         }

