@@ -31,6 +31,7 @@ typedef struct srig {
     pcam_lun *luns;
     size_t nluns;
     uint64_t deadline;
+    bool polled;
     const char *violation;
     uint64_t steps;
     uint8_t *stores[16][8];
@@ -38,7 +39,7 @@ typedef struct srig {
 } srig;
 
 /* Returns 0 or a negative pcam_err. */
-static inline int srig_init(srig *r, const pcam_bus_config *bcfg, uint64_t seed)
+static inline int srig_init_mode(srig *r, const pcam_bus_config *bcfg, uint64_t seed, bool polled)
 {
     pcam_sim_config sc;
     pcam_sym_config yc;
@@ -79,15 +80,21 @@ static inline int srig_init(srig *r, const pcam_bus_config *bcfg, uint64_t seed)
         cfg = *bcfg;
     else
         pcam_bus_config_defaults(&cfg);
-    cfg.polled = false;
+    cfg.polled = polled;
     r->hal.ops->get_caps(r->hal.sc, &caps);
     r->nluns = PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target);
     r->luns = calloc(r->nluns, sizeof *r->luns);
     if (r->luns == NULL)
         return PCAM_ERR_NOSPACE;
     rc = pcam_bus_init(&r->bus, &cfg, &r->hal, &plat, r->luns, r->nluns);
+    r->polled = polled;
     r->deadline = pcam_bus_next_deadline(&r->bus);
     return rc;
+}
+
+static inline int srig_init(srig *r, const pcam_bus_config *bcfg, uint64_t seed)
+{
+    return srig_init_mode(r, bcfg, seed, false);
 }
 
 static inline void srig_fini(srig *r)
@@ -125,8 +132,13 @@ static inline uint8_t *srig_add_disk(srig *r, uint8_t id, uint8_t lun, uint64_t 
 static inline bool srig_step(srig *r)
 {
     uint64_t now, t, d;
-    if (symm_irq(r->model)) {
+    if (!r->polled && symm_irq(r->model)) {
         pcam_bus_intr(&r->bus);
+        r->deadline = pcam_bus_next_deadline(&r->bus);
+        return true;
+    }
+    /* Polled mode (UEFI, crash dumps): the core asks the chip itself. */
+    if (r->polled && pcam_bus_poll(&r->bus)) {
         r->deadline = pcam_bus_next_deadline(&r->bus);
         return true;
     }
@@ -145,7 +157,7 @@ static inline bool srig_step(srig *r)
     if (t < now)
         t = now;
     symm_advance(r->model, t);
-    if (d <= t)
+    if (!r->polled && d <= t)
         pcam_bus_tick(&r->bus);
     r->deadline = pcam_bus_next_deadline(&r->bus);
     if (r->violation == NULL && (++r->steps & 63u) == 0)

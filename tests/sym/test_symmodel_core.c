@@ -5,7 +5,8 @@
  * finds disks on a wide bus (IDs above 7 included); the integrity workload
  * of tests/sim (random reads and writes, uneven scatter-gather, 4 disks x 8
  * tagged commands = 32 in flight) verifies every byte against a reference
- * copy with disconnects and SCRIPTS-resolved reselections; and negotiation
+ * copy with disconnects and SCRIPTS-resolved reselections, interrupt-driven
+ * and in polled mode (pcam_bus_poll(), as UEFI runs it); and negotiation
  * by target behaviour (accept, counter-offer, reject, wide rejected,
  * ignored, target-initiated) ends with the core's, the target's and the
  * chip's agreement equal to the hand-worked expectation, data verified at
@@ -179,14 +180,13 @@ static bool run_until(srig *r, const uint64_t *count, uint64_t want, uint64_t li
     return true;
 }
 
-static void test_integrity_depth32(void **state)
+static void integrity(bool polled, uint64_t count)
 {
-    (void)state;
     run *u = calloc(1, sizeof *u);
     assert_non_null(u);
-    assert_int_equal(srig_init(&u->r, NULL, 0xC0DE), PCAM_OK);
+    assert_int_equal(srig_init_mode(&u->r, NULL, 0xC0DE, polled), PCAM_OK);
     u->rng = 0x9E3779B97F4A7C15ull;
-    u->target = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 400 : 6000;
+    u->target = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 400 : count;
     for (uint8_t d = 0; d < DISKS; d++) {
         uint8_t *m = srig_add_disk(&u->r, d, 0, BLOCKS, NULL);
         assert_non_null(m);
@@ -206,11 +206,12 @@ static void test_integrity_depth32(void **state)
     symm_stats ms;
     pcam_sym_get_stats(u->r.sym, &st);
     symm_stats_get(u->r.model, &ms);
-    fprintf(stderr, "sym integrity: %llu commands, %llu mismatches, %llu errors; %llu interrupts, "
+    fprintf(stderr, "sym integrity (%s): %llu commands, %llu mismatches, %llu errors; %llu interrupts, "
                     "%llu SCRIPTS instructions (%.1f per command), %llu reselections, max %u held, "
                     "sim %.3f s\n",
-            (unsigned long long)u->completed, (unsigned long long)u->mismatches,
-            (unsigned long long)u->errors, (unsigned long long)st.interrupts,
+            polled ? "polled" : "interrupt", (unsigned long long)u->completed,
+            (unsigned long long)u->mismatches, (unsigned long long)u->errors,
+            (unsigned long long)st.interrupts,
             (unsigned long long)ms.insns, (double)ms.insns / (double)u->completed,
             (unsigned long long)ms.reselections, st.max_outstanding,
             (double)pcam_sim_now(u->r.sim) / 1e9);
@@ -257,6 +258,19 @@ static void test_integrity_depth32(void **state)
     assert_int_equal(symm_live_maps(u->r.model), 0);
     srig_fini(&u->r);
     free(u);
+}
+
+static void test_integrity_depth32(void **state)
+{
+    (void)state;
+    integrity(false, 6000);
+}
+
+/* The same with no interrupts at all: pcam_bus_poll() drives the chip. */
+static void test_integrity_polled(void **state)
+{
+    (void)state;
+    integrity(true, 2000);
 }
 
 /* ---- negotiation ---- */
@@ -389,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_wide),
         cmocka_unit_test(test_integrity_depth32),
+        cmocka_unit_test(test_integrity_polled),
         cmocka_unit_test(test_nego_accept),
         cmocka_unit_test(test_nego_counter),
         cmocka_unit_test(test_nego_reject),
