@@ -300,7 +300,23 @@ static void scsi_int(sym_sc *s, uint8_t sist0, uint8_t sist1)
         return;
     }
     if ((sist0 & SIST0_PAR) != 0) {
+        uint32_t at = sym_rd32(s, R_DSP);
+        if (at > s->lbl[L_RESEL] && at <= s->lbl[L_RESEL_BAD] + 8u) {
+            /* Bad parity on a reselection's IDENTIFY or tag: which task
+             * this is cannot be known, so nothing can be aborted. */
+            pcam_bus_hal_parity(s->bus, (uint8_t)(sym_rd8(s, R_SSID) & 0x0F));
+            sym_internal_bus_reset(s);
+            return;
+        }
         pcam_bus_hal_parity(s->bus, s->slot[i].target);
+        uint8_t dcmd = sym_rd8(s, R_DCMD);
+        if ((dcmd & 0xC0u) == 0 && (dcmd & 7u) == PCAM_PHASE_MSG_IN) {
+            /* In a message: MESSAGE PARITY ERROR, and the target sends the
+             * whole message again (an SDTR answer must not be half-taken). */
+            static const uint8_t mpe = PCAM_MSG_MESSAGE_PARITY_ERROR;
+            reply(s, i, &mpe, 1, L_REPLY);
+            return;
+        }
         abort_connected(s, i, PCAM_UNCOR_PARITY);
         return;
     }

@@ -39,7 +39,7 @@ struct symm {
     int run, pend;
     bool sigp, intf, carry;
     /* bus */
-    bool connected, held, resel_byte_pending, atn;
+    bool connected, held, resel_byte_pending, resel_parity, atn;
     uint8_t target, resel_byte;
     int phase;
     /* the move or select in progress */
@@ -445,6 +445,12 @@ static void block_move(symm *m, uint32_t w0, uint32_t w1)
             p[0] = m->resel_byte;
             m->reg[0x08] = m->resel_byte;
             m->mv_done = 1;
+            if (m->resel_parity) {
+                m->resel_parity = false;
+                w32(m, 0x24, (r32(m, 0x24) & 0xFF000000u) | (count - 1u));
+                scsi_int(m, 0x01, 0);
+                return;
+            }
             if (count == 1) {
                 move_done(m);
                 return;
@@ -715,11 +721,9 @@ static void on_event(symm *m, const pcam_hal_event *ev)
         m->held = true;
         m->resel_byte_pending = true;
         m->resel_byte = ev->byte;
+        /* A bad IDENTIFY is seen when the script reads it, as on the chip. */
+        m->resel_parity = ev->parity_error;
         m->st.reselections++;
-        if (ev->parity_error) {
-            scsi_int(m, 0x01, 0);
-            return;
-        }
         if (m->pend == P_SELECT) {
             m->pend = P_NONE;
             w32(m, 0x2C, m->sel_alt);
