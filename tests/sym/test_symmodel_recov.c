@@ -11,8 +11,9 @@
  * target as such; IGNORE WIDE RESIDUE on a wide odd-length read gives the
  * exact residual; parity errors on data step the agreed speed down; parity
  * errors on message bytes are answered with MESSAGE PARITY ERROR (or, on a
- * reselection, a bus reset) and every read still verifies; an unexpected
- * bus free is retried. The model must see no driver mistakes.
+ * reselection, a bus reset) and every read still verifies; BUSY is
+ * counted and retried; a message pcam does not know is rejected by the core
+ * and the command goes on; an unexpected bus free is retried. The model must see no driver mistakes.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -439,6 +440,69 @@ static void test_parity_messages(void **state)
     fx_free(f);
 }
 
+/* ---- BUSY, and a message pcam does not know ---- */
+
+static void test_busy(void **state)
+{
+    (void)state;
+    fx *f = fx_new(1, PCAM_SIM_DISC_ON_SEEK, NULL);
+    pcam_counters c0 = ctr(f, 0);
+    pcam_sim_target_cfg(f->r.sim, 0)->busy_next = 3;
+    static uint8_t buf[4 * 512];
+    srig_ccb c;
+    read_tagged(&c, 0, 40, 4, buf, PCAM_TAG_SIMPLE);
+    c.ccb.u.io.retries = 5;
+    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(20)), PCAM_REQ_CMP);
+    assert_memory_equal(buf, f->r.stores[0][0] + 40 * 512, sizeof buf);
+    pcam_counters c1 = ctr(f, 0);
+    pcam_sim_target_stats ts;
+    pcam_sim_target_stats_get(f->r.sim, 0, &ts);
+    assert_int_equal(ts.busy, 3);
+    assert_int_equal(c1.busy - c0.busy, 3);
+    fx_free(f);
+}
+
+typedef struct odd_msg {
+    unsigned left;
+} odd_msg;
+
+/* After the CDB, send a reserved one-byte message (0x19) once. */
+static bool odd_oracle(void *ctx, pcam_sim_oracle_query *q)
+{
+    odd_msg *o = ctx;
+    if (q->what != PCAM_SIM_DEC_NEXT || q->phase != PCAM_PHASE_COMMAND || o->left == 0)
+        return false;
+    o->left--;
+    q->action = PCAM_SIM_NEXT_MSG;
+    q->bytes[0] = 0x19;
+    q->len = 1;
+    return true;
+}
+
+static void test_unknown_message(void **state)
+{
+    (void)state;
+    fx *f = fx_new(1, PCAM_SIM_DISC_ON_SEEK, NULL);
+    odd_msg o = {1};
+    pcam_sim_target_cfg(f->r.sim, 0)->oracle = odd_oracle;
+    pcam_sim_target_cfg(f->r.sim, 0)->oracle_ctx = &o;
+    static uint8_t buf[2 * 512];
+    srig_ccb c;
+    read_tagged(&c, 0, 50, 2, buf, PCAM_TAG_SIMPLE);
+    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(10)), PCAM_REQ_CMP);
+    assert_memory_equal(buf, f->r.stores[0][0] + 50 * 512, sizeof buf);
+    assert_int_equal(o.left, 0);
+    drain(f);
+    /* The core refused it: MESSAGE REJECT went out, the command went on. */
+    bool rejected = false;
+    for (size_t i = 0; i < f->nev; i++)
+        if (f->ev[i].code == PCAM_EV_MSG_REJECT && f->ev[i].arg == 0x19)
+            rejected = true;
+    assert_true(rejected);
+    pcam_sim_target_cfg(f->r.sim, 0)->oracle = NULL;
+    fx_free(f);
+}
+
 /* ---- unexpected bus free ---- */
 
 static void test_unexpected_free(void **state)
@@ -469,6 +533,8 @@ int main(void)
         cmocka_unit_test(test_ignore_wide_residue),
         cmocka_unit_test(test_parity_step_down),
         cmocka_unit_test(test_parity_messages),
+        cmocka_unit_test(test_busy),
+        cmocka_unit_test(test_unknown_message),
         cmocka_unit_test(test_unexpected_free),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
