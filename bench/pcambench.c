@@ -428,9 +428,14 @@ int pcambench_main(int argc, char **argv, const char *name)
 {
     if (name != NULL)
         prog = name;
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--qemu") == 0)
             return pcambench_qemu_main(argc, argv, prog);
+#ifdef PCAMBENCH_HAVE_QEMU_SYM
+        if (strcmp(argv[i], "--qemu-sym") == 0)
+            return pcambench_sym_main(argc, argv, prog); /* bench/pcambench_sym.c */
+#endif
+    }
     bench *b = calloc(1, sizeof *b);
     if (b == NULL || parse(argc, argv, &b->o) != 0) {
         free(b);

@@ -15,4 +15,7 @@ int pcambench_main(int argc, char **argv, const char *name);
  * pcambench_main() hands over to it when --qemu is among the options. */
 int pcambench_qemu_main(int argc, char **argv, const char *name);
 
+/* The --qemu-sym mode (pcambench_sym.c): tagged reads over QEMU's LSI53C895A. */
+int pcambench_sym_main(int argc, char **argv, const char *name);
+
 #endif /* PCAMBENCH_H */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A pcam bus on QEMU's LSI53C895A: the core plus hal/sym over the qtest
+ * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
+ * while the intercepted line is high, pcam_bus_tick() at the core's
+ * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
+ * front end to osshim/posix/pcam_qemu_sym.h that fails the test on errors
+ * and checks the core's invariants after every entry point.
+ */
+#ifndef SYM_QBUS_H
+#define SYM_QBUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pcam/pcam.h"
+#include "pcam/pcam_sym.h"
+#include "pcam_qemu.h"
+#include "pcam_qemu_sym.h"
+
+/* The bus is osshim/posix's pcam_qemu_sym (fields q, bus, sym, intrs...);
+ * the first core invariant violation is kept by sym_qbus.c (adapted from tests/qemu). */
+typedef pcam_qemu_sym qbus;
+
+/* A CCB whose completions are counted (exactly once is the rule). */
+typedef struct qccb {
+    pcam_ccb ccb;
+    uint8_t sense[32];      /* autosense lands here (qccb_io sets it up) */
+    unsigned done_count;
+    uint64_t done_ns;
+    void (*on_done)(struct qccb *c);
+    void *arg;
+} qccb;
+
+/* Start QEMU with `drives` on an LSI53C895A and bring a pcam bus up on it.
+ * bcfg NULL = defaults. extra: NULL-terminated extra QEMU args or NULL.
+ * Fails the calling cmocka test on error. */
+void qbus_start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pcam_bus_config *bcfg,
+                const char *const *extra);
+/* The same with a QMP monitor for pcam_qemu_hmp(). */
+void qbus_start_monitor(qbus *b, const pcam_qemu_drive *drives, size_t ndrives,
+                        const pcam_bus_config *bcfg);
+/* Shut the bus down, stop QEMU; asserts no DMA mapping was left behind. */
+void qbus_stop(qbus *b);
+
+/* One shim step: an interrupt, a due tick, or a wait of at most max_wait_ms. */
+void qbus_step(qbus *b, uint32_t max_wait_ms);
+/* Step until *count >= target or timeout_ms passes; true when reached. */
+bool qbus_run_until(qbus *b, const unsigned *count, unsigned target, uint32_t timeout_ms);
+
+void qccb_io(qccb *c, uint8_t target, uint8_t lun, const uint8_t *cdb, uint8_t cdb_len, pcam_dir dir,
+             void *data, uint32_t len);
+void qbus_submit(qbus *b, qccb *c);
+/* Submit and run to completion; returns the status, 0xFFFFFFFF on timeout. */
+uint32_t qbus_sync(qbus *b, qccb *c, uint32_t timeout_ms);
+
+/* Fail the test with the status, SCSI status and sense when the CCB did not
+ * complete exactly once with status `want` (flags ignored). */
+void qbus_expect(const qccb *c, uint32_t want);
+
+/*
+ * QEMU 7.2 cannot report sense for a LUN above 0: after a CHECK CONDITION
+ * there, REQUEST SENSE is answered by the bus's target emulation, which says
+ * ILLEGAL REQUEST / LOGICAL UNIT NOT SUPPORTED (hw/scsi/scsi-bus.c,
+ * scsi_target_send_command) instead of the stored sense. So the power-on
+ * UNIT ATTENTION of such a LUN reaches the core as 5/25/00 and cannot be
+ * retried by policy. This sends one TEST UNIT READY there to use it up,
+ * accepting exactly that outcome (or GOOD, should QEMU be fixed).
+ */
+void qbus_absorb_lun_ua(qbus *b, uint8_t target, uint8_t lun);
+
+/* Convenience: a non-I/O CCB (scan, reset, get dev...) run to completion. */
+uint32_t qbus_func(qbus *b, qccb *c, uint8_t func, uint8_t target, uint8_t lun, uint32_t timeout_ms);
+
+/* CDB builders (SBC-3 layouts, big-endian fields). */
+void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
+void cdb_rw10(uint8_t *c, bool write, uint32_t lba, uint16_t blocks);
+void cdb_rw16(uint8_t *c, bool write, uint64_t lba, uint32_t blocks);
+
+#endif /* SYM_QBUS_H */
