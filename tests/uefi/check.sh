@@ -167,6 +167,11 @@ expect '^@AFTERRESET st=SUCCESS data=ok$' "the bus works after the resets"
 
 # ---- timeout through the core's ladder (the read held in QEMU by blkdebug) ----
 expect '^@TIMEOUT st=TIMEOUT ha=09 ' "a read held past Packet->Timeout: EFI_TIMEOUT, HostAdapterStatus TIMEOUT_COMMAND"
+expect '^@STOPBUS st=SUCCESS$' "ScsiBus lets go of the pass-thru"
+expect '^@STOPDISC st=SUCCESS$' "disconnect with reads held in QEMU and queued in the core"
+count '^@STOPREQ i=[0-9] submit=SUCCESS signals=1 ha=7F$' 4 \
+  "Stop fails all 4 reads in flight (held on the bus or queued): each signalled exactly once"
+expect '^@STOPCONN st=SUCCESS$' "connect again after that Stop"
 expect '^@AFTERTIMEOUT st=SUCCESS data=ok$' "the next request after the timeout succeeds with the right data"
 
 # ---- disconnect/connect, unload/reload ----

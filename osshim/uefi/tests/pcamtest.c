@@ -312,6 +312,22 @@ static int t_reset(PCAM_EXT_SCSI_PASS_THRU *pt)
     return 0;
 }
 
+/* Disconnect the drivers that opened the pass-thru on h (ScsiBus). */
+static EFI_STATUS disconnect_users(EFI_HANDLE h)
+{
+    EFI_OPEN_PROTOCOL_INFORMATION_ENTRY *e = NULL;
+    UINTN n = 0;
+    EFI_STATUS st = EFI_NOT_FOUND;
+
+    if (EFI_ERROR(BS->OpenProtocolInformation(h, &pt_guid, &e, &n)))
+        return EFI_NOT_FOUND;
+    for (UINTN i = 0; i < n; i++)
+        if ((e[i].Attributes & EFI_OPEN_PROTOCOL_BY_DRIVER) != 0)
+            st = BS->DisconnectController(h, e[i].AgentHandle, NULL);
+    BS->FreePool(e);
+    return st;
+}
+
 /* Between @ARM and the key it then sends, the host throttles target 2's
  * drive in QEMU to a few bytes a second: the first read passes and fills
  * the throttle's bucket, the second is held for about a minute, far past
@@ -344,8 +360,32 @@ static int t_timeout(PCAM_EXT_SCSI_PASS_THRU *pt)
     t1 = pt_now_us();
     Print(L"@TIMEOUT st=%s ha=%02x ts=%02x ms=%d\r\n", pt_stname(st), c.p.HostAdapterStatus,
           c.p.TargetStatus, (UINTN)((t1 - t0) / 1000u));
+    /* Stop with requests in flight: the throttle still holds target 2's
+     * reads, so one is on the bus and three wait in the core. ScsiBus goes
+     * first, while nothing is in flight (its disks' own commands on the way
+     * out would otherwise wait behind the held read); at TPL_CALLBACK the
+     * driver's timer cannot move the requests either. */
+    Print(L"@STOPBUS st=%s\r\n", pt_stname(disconnect_users(g_ctrl)));
+    if (nb_setup()) {
+        EFI_TPL old = BS->RaiseTPL(TPL_CALLBACK);
+        EFI_STATUS d;
+        for (UINTN j = 0; j < 4; j++)
+            nb_submit(pt, j, T_PAT, (UINT32)(8 * j + 700));
+        d = BS->DisconnectController(g_ctrl, NULL, NULL);
+        BS->RestoreTPL(old);
+        nb_wait(4);
+        Print(L"@STOPDISC st=%s\r\n", pt_stname(d));
+        for (UINTN j = 0; j < 4; j++)
+            Print(L"@STOPREQ i=%d submit=%s signals=%d ha=%02x\r\n", j, pt_stname(g_nb[j].st),
+                  g_signals[j], g_nb[j].p.HostAdapterStatus);
+    }
     Print(L"@RESUME\r\n");
     pt_wait_key(120000);
+    Print(L"@STOPCONN st=%s\r\n", pt_stname(BS->ConnectController(g_ctrl, NULL, NULL, TRUE)));
+    if (EFI_ERROR(pt_find(0x1022, 0x2020, &g_ctrl, &pt))) {
+        Print(L"@AFTERTIMEOUT st=NOPT\r\n");
+        return 1;
+    }
     pt_read10(&c, T_PAT, 0, 508, 8, b, 4096);
     st = pt_send(pt, &c);
     ok = !EFI_ERROR(st);
