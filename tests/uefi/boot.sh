@@ -63,6 +63,7 @@ mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
   -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=2,lun=0 \
   -device scsi-cd,id=cd0,bus=scsi0.0,scsi-id=4,lun=0 \
   -serial pipe:"$work/ser" -monitor pipe:"$work/mon" \
+  -trace esp_get_cmd -D "$work/esp-trace.log" \
   "$@" >"$work/qemu.out" 2>&1 &
 qpid=$!
 # Drain both output pipes so QEMU never blocks on them.

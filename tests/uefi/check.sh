@@ -125,6 +125,22 @@ nonblocking_bad INVALID_PARAMETER
 good_tur SUCCESS
 EOF
 
+# Nothing of a malformed packet reached the bus: QEMU's own trace of the
+# commands its AM53C974 took (esp_get_cmd) shows no selection between the
+# application's fences (absent targets 6,5,6 before the cases, 5,6,5 after).
+if [ -f "$work/esp-trace.log" ] &&
+   awk '/^esp_get_cmd/ { t[n++] = $NF }
+        END {
+          for (i = 0; i + 2 < n; i++) if (t[i] == 6 && t[i+1] == 5 && t[i+2] == 6) { s = i + 3; break }
+          if (!s) exit 1
+          for (j = s; j + 2 < n; j++) if (t[j] == 5 && t[j+1] == 6 && t[j+2] == 5) { print j - s; exit 0 }
+          exit 1
+        }' "$work/esp-trace.log" | grep -qx 0; then
+  ok "no malformed packet reached the bus (QEMU's esp_get_cmd trace between the fences is empty)"
+else
+  fail "QEMU's trace shows commands between the bad-packet fences, or the fences are missing"
+fi
+
 # ---- random packets: rules from the spec and the CDB groups ----
 count '^@RND i=' 300 "300 random packets each returned"
 awk '

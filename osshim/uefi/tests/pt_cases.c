@@ -58,6 +58,22 @@ static const bad_case cases[] = {
     {L"good_tur", 0, 0, 0, 0x00, 6, 0, 0, 0, 0},
 };
 
+static void fence(PCAM_EXT_SCSI_PASS_THRU *pt, UINT8 a, UINT8 b, UINT8 c)
+{
+    const UINT8 ids[3] = {a, b, c};
+
+    for (UINTN i = 0; i < 3; i++) {
+        pt_cmd k;
+        EFI_STATUS st;
+        SetMem(&k, sizeof k, 0);
+        k.target = ids[i];
+        k.cdb_len = 6; /* TEST UNIT READY */
+        k.timeout = 100000000ull;
+        st = pt_send(pt, &k);
+        Print(L"@FENCE t=%d st=%s ha=%02x\r\n", ids[i], pt_stname(st), k.p.HostAdapterStatus);
+    }
+}
+
 int cases_bad(PCAM_EXT_SCSI_PASS_THRU *pt)
 {
     UINT8 *mem = pt_alloc(8192);
@@ -67,7 +83,13 @@ int cases_bad(PCAM_EXT_SCSI_PASS_THRU *pt)
         EFI_ERROR(BS->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, bad_notify, NULL, &ev)))
         return 1;
     Print(L"@BADINFO ioalign=%d\r\n", pt->Mode->IoAlign);
+    /* Fences in QEMU's trace of selections (targets 6, 5, 6 before and 5,
+     * 6, 5 after, both absent): the host counts what reached the bus in
+     * between, which must be nothing. */
+    fence(pt, 6, 5, 6);
     for (UINTN i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        if (StrCmp(cases[i].name, L"good_tur") == 0)
+            fence(pt, 5, 6, 5);
         const bad_case *k = &cases[i];
         PCAM_EXT_SCSI_PACKET p;
         UINT8 tgt[16], cdb[16], sense[32];
