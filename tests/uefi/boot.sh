@@ -86,7 +86,7 @@ key() { printf '%s' "$1" >&3; }
 seen() { tr -d '\r' <"$work/serial.log" | grep -c -- "$1" || true; }
 
 start=$(date +%s)
-skipped=0 armed=0 resumed=0
+skipped=0 armed=0 resumed=0 ebs=0
 while kill -0 "$qpid" 2>/dev/null; do
   now=$(date +%s)
   if [ $((now - start)) -gt "$limit" ]; then
@@ -105,6 +105,12 @@ while kill -0 "$qpid" 2>/dev/null; do
     sleep 1
     key 'g'
     armed=$((armed + 1))
+  fi
+  if [ $ebs -eq 0 ] && [ "$(seen '@EBSARM')" -gt 0 ]; then
+    mon 'block_set_io_throttle d2 0 64 0 0 0 0'
+    sleep 1
+    key 'g'
+    ebs=1
   fi
   if [ "$(seen '@RESUME')" -gt $resumed ]; then
     mon 'block_set_io_throttle d2 0 0 0 0 0 0'

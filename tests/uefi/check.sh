@@ -211,6 +211,19 @@ else
   fail "after reload the written file was not read back"
 fi
 count '^@READ t=2 l=0 data=ok$' 2 "READ(10) data right before unload and after reload"
+# ExitBootServices with a read held on the bus: the DMA engine's command
+# register (BAR0 + 0x40) had START (low bits 3) before, and is idle after.
+if grep -Eq '^@EBS pre=[0-9a-f]{2} post=[0-9a-f]{2} ebs=1$' "$log"; then
+  pre=$(sed -n 's/^@EBS pre=\(..\) .*/\1/p' "$log" | head -n 1)
+  post=$(sed -n 's/^@EBS pre=.. post=\(..\) .*/\1/p' "$log" | head -n 1)
+  if [ $((0x$pre & 3)) -eq 3 ] && [ $((0x$post & 3)) -eq 0 ]; then
+    ok "ExitBootServices: the DMA engine was running (0x$pre) and is idle after (0x$post)"
+  else
+    fail "ExitBootServices: DMA command register 0x$pre before, 0x$post after; want START then IDLE"
+  fi
+else
+  fail "ExitBootServices step: no @EBS line"
+fi
 expect '^@SCRIPT-DONE' "the shell script ran to its end"
 
 if [ "$fails" -ne 0 ]; then

@@ -40,4 +40,5 @@ if exist fs0:\pcamtest.efi then
     endif
   endfor
   fs0:\pcamtest.efi read
+  fs0:\pcamtest.efi ebs
 endif

@@ -5,7 +5,7 @@
  * "@..." line per observation on the console (the serial port under
  * tests/uefi). It decides nothing: the host-side harness holds the
  * expectations and asserts on these lines.
- * usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload
+ * usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload|ebs
  */
 #include "pcamtest.h"
 
@@ -454,6 +454,82 @@ static int t_unload(void)
     return 0;
 }
 
+/* ---- ExitBootServices: the OS must find the chip idle ---- */
+
+static UINT8 port_in8(UINT16 port)
+{
+    UINT8 v;
+    __asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static void port_out8(UINT16 port, UINT8 v)
+{
+    __asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+/* COM1 by hand: after ExitBootServices there is no console. */
+static void com1_puts(const char *s)
+{
+    for (; *s != '\0'; s++) {
+        for (UINTN i = 0; i < 100000 && (port_in8(0x3FD) & 0x20) == 0; i++)
+            ;
+        port_out8(0x3F8, (UINT8)*s);
+    }
+}
+
+static void hex2(char *d, UINT8 v)
+{
+    static const char x[] = "0123456789abcdef";
+    d[0] = x[v >> 4];
+    d[1] = x[v & 15];
+}
+
+/* A read is held on the bus (the host throttles target 2 after @EBSARM),
+ * so the AM53C974's DMA engine is started when ExitBootServices runs; the
+ * driver's handler must leave it idle. Ends the VM. */
+static int t_ebs(EFI_HANDLE image, PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    EFI_PCI_IO *pci = NULL;
+    EFI_GUID pci_guid = EFI_PCI_IO_PROTOCOL_GUID;
+    UINT8 *b = pt_alloc(4096);
+    UINT32 bar = 0;
+    UINT16 base;
+    UINT8 pre, post;
+    UINTN entries, key = 0, dsize;
+    UINT32 dver;
+    EFI_MEMORY_DESCRIPTOR *map;
+    EFI_STATUS st = EFI_NOT_READY;
+    pt_cmd c;
+    char line[] = "@EBS pre=.. post=.. ebs=.\r\n@SCRIPT-DONE after ExitBootServices\r\n";
+
+    if (b == NULL || !nb_setup() || EFI_ERROR(BS->HandleProtocol(g_ctrl, &pci_guid, (VOID **)&pci)))
+        return 1;
+    pci->Pci.Read(pci, EfiPciIoWidthUint32, 0x10, 1, &bar);
+    base = (UINT16)(bar & ~3u);
+    Print(L"@EBSARM\r\n");
+    if (!pt_wait_key(120000))
+        return 1;
+    pt_read10(&c, T_PAT, 0, 800, 8, b, 4096); /* fills the throttle's bucket */
+    pt_send(pt, &c);
+    nb_submit(pt, 0, T_PAT, 808);
+    BS->Stall(300000); /* the timer event programs the data DMA meanwhile */
+    pre = port_in8((UINT16)(base + 0x40));
+    for (UINTN tries = 0; tries < 4 && EFI_ERROR(st); tries++) {
+        map = LibMemoryMap(&entries, &key, &dsize, &dver);
+        if (map == NULL)
+            break;
+        st = BS->ExitBootServices(image, key);
+    }
+    post = port_in8((UINT16)(base + 0x40));
+    hex2(line + 9, pre);
+    hex2(line + 17, post);
+    line[24] = EFI_ERROR(st) ? '0' : '1';
+    com1_puts(line);
+    RT->ResetSystem(EfiResetShutdown, EFI_SUCCESS, 0, NULL);
+    return 0;
+}
+
 static UINTN arg_num(CHAR16 *s, UINTN dflt)
 {
     return s != NULL ? Atoi(s) : dflt;
@@ -469,7 +545,7 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
     InitializeLib(ImageHandle, SystemTable);
     argc = GetShellArgcArgv(ImageHandle, &argv);
     if (argc < 2) {
-        Print(L"usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload\r\n");
+        Print(L"usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload|ebs\r\n");
         return EFI_INVALID_PARAMETER;
     }
     if (StrCmp(argv[1], L"unload") == 0) {
@@ -497,6 +573,8 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
     else if (StrCmp(argv[1], L"random") == 0)
         rc = cases_random(pt, arg_num(argc > 2 ? argv[2] : NULL, 300),
                           (UINT32)arg_num(argc > 3 ? argv[3] : NULL, 1));
+    else if (StrCmp(argv[1], L"ebs") == 0)
+        rc = t_ebs(ImageHandle, pt);
     else if (StrCmp(argv[1], L"cycle") == 0)
         rc = t_cycle(arg_num(argc > 2 ? argv[2] : NULL, 3));
     Print(L"@END %s rc=%d\r\n", argv[1], rc);
