@@ -513,8 +513,13 @@ static int t_ebs(EFI_HANDLE image, PCAM_EXT_SCSI_PASS_THRU *pt)
     pt_read10(&c, T_PAT, 0, 800, 8, b, 4096); /* fills the throttle's bucket */
     pt_send(pt, &c);
     nb_submit(pt, 0, T_PAT, 808);
-    BS->Stall(300000); /* the timer event programs the data DMA meanwhile */
+    /* The driver's timer event moves the command on meanwhile; wait (up to
+     * 10 s, for a busy host) until the DMA engine is started. */
     pre = port_in8((UINT16)(base + 0x40));
+    for (UINTN i = 0; i < 1000 && (pre & 3) != 3; i++) {
+        BS->Stall(10000);
+        pre = port_in8((UINT16)(base + 0x40));
+    }
     for (UINTN tries = 0; tries < 4 && EFI_ERROR(st); tries++) {
         map = LibMemoryMap(&entries, &key, &dsize, &dver);
         if (map == NULL)
