@@ -254,7 +254,9 @@ static EFI_STATUS EFIAPI pt_passthru(PCAM_EXT_SCSI_PASS_THRU *This, UINT8 *Targe
     r->ccb.func = PCAM_FN_SCSI_IO;
     r->ccb.target = id;
     r->ccb.lun = (uint8_t)Lun;
-    r->ccb.flags = PCAM_CCB_POLLED;
+    /* UEFI requests are independent of each other: SIMPLE. Whether a tag
+     * really goes out (CmdQue, a target that rejects tags) is the core's call. */
+    r->ccb.flags = PCAM_CCB_POLLED | PCAM_CCB_TAGGED;
     r->ccb.timeout_ms = timeout_ms(Packet->Timeout);
     r->ccb.done = req_done;
     r->ccb.user = r;
@@ -266,6 +268,7 @@ static EFI_STATUS EFIAPI pt_passthru(PCAM_EXT_SCSI_PASS_THRU *This, UINT8 *Targe
     io->data_len = dir == PCAM_DIR_NONE ? 0 : len;
     io->sense = Packet->SenseData;
     io->sense_len = Packet->SenseData != NULL ? Packet->SenseDataLength : 0;
+    io->tag_action = PCAM_TAG_SIMPLE;
     io->retries = c->bus.cfg.default_retries;
     if (Packet->DataDirection == PCAM_EXT_SCSI_DIR_READ)
         Packet->OutTransferLength = 0;

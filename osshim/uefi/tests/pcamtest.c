@@ -65,6 +65,7 @@ static int t_scan(PCAM_EXT_SCSI_PASS_THRU *pt)
         c.timeout = 100000000ull;
         st = pt_send(pt, &c);
         Print(L"@LUN t=%d l=%d inq=%s type=%d\r\n", t[0], lun, pt_stname(st), inq[0] & 0x1F);
+        Print(L"@INQ t=%d l=%d cmdque=%d\r\n", t[0], lun, (inq[7] >> 1) & 1);
     }
     st = pt->GetNextTargetLun(pt, &t, &lun);
     Print(L"@LUNEND st=%s\r\n", pt_stname(st));
