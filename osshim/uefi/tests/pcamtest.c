@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * pcamtest.efi: a UEFI shell application that drives pcam's
+ * EXT_SCSI_PASS_THRU the way a firmware client would and prints one
+ * "@..." line per observation on the console (the serial port under
+ * tests/uefi). It decides nothing: the host-side harness holds the
+ * expectations and asserts on these lines.
+ * usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload|ebs
+ */
+#include "pcamtest.h"
+
+static EFI_GUID name2_guid = EFI_COMPONENT_NAME2_PROTOCOL_GUID;
+static EFI_GUID binding_guid = EFI_DRIVER_BINDING_PROTOCOL_GUID;
+
+static EFI_HANDLE g_ctrl;
+
+static UINTN count_handles(EFI_GUID *g)
+{
+    EFI_HANDLE *hs = NULL;
+    UINTN n = 0;
+
+    if (EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, g, NULL, &n, &hs)))
+        return 0;
+    BS->FreePool(hs);
+    return n;
+}
+
+static void print_packet(const CHAR16 *tag, EFI_STATUS st, const pt_cmd *c)
+{
+    const PCAM_EXT_SCSI_PACKET *p = &c->p;
+
+    Print(L"%s st=%s ha=%02x ts=%02x in=%d out=%d slen=%d", tag, pt_stname(st), p->HostAdapterStatus,
+          p->TargetStatus, p->InTransferLength, p->OutTransferLength, p->SenseDataLength);
+    if (p->SenseDataLength >= 14)
+        Print(L" key=%x asc=%02x ascq=%02x", c->sense[2] & 0xF, c->sense[12], c->sense[13]);
+    Print(L"\r\n");
+}
+
+/* Device discovery as ScsiBus sees it, plus the protocol's other queries. */
+static int t_scan(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    UINT8 tb[16], *t = tb;
+    UINT64 lun = 0;
+    EFI_DEVICE_PATH *dp = NULL;
+    EFI_HANDLE *hs = NULL;
+    UINTN n = 0;
+    EFI_STATUS st;
+
+    Print(L"@MODE id=%d attrs=%x ioalign=%d\r\n", pt->Mode->AdapterId, pt->Mode->Attributes,
+          pt->Mode->IoAlign);
+    SetMem(tb, sizeof tb, 0xFF);
+    while (!EFI_ERROR(pt->GetNextTargetLun(pt, &t, &lun))) {
+        pt_cmd c;
+        UINT8 inq[36];
+        SetMem(&c, sizeof c, 0);
+        SetMem(inq, sizeof inq, 0);
+        c.target = t[0];
+        c.lun = lun;
+        c.cdb[0] = 0x12;
+        c.cdb[4] = sizeof inq;
+        c.cdb_len = 6;
+        c.dir = PCAM_EXT_SCSI_DIR_READ;
+        c.buf = inq;
+        c.len = sizeof inq;
+        c.timeout = 100000000ull;
+        st = pt_send(pt, &c);
+        Print(L"@LUN t=%d l=%d inq=%s type=%d\r\n", t[0], lun, pt_stname(st), inq[0] & 0x1F);
+        Print(L"@INQ t=%d l=%d cmdque=%d\r\n", t[0], lun, (inq[7] >> 1) & 1);
+    }
+    st = pt->GetNextTargetLun(pt, &t, &lun);
+    Print(L"@LUNEND st=%s\r\n", pt_stname(st));
+    SetMem(tb, sizeof tb, 0xFF);
+    while (!EFI_ERROR(pt->GetNextTarget(pt, &t)))
+        Print(L"@TGT t=%d\r\n", t[0]);
+    /* A target address the previous call never returned is refused. */
+    SetMem(tb, sizeof tb, 0);
+    tb[0] = 5;
+    lun = 0;
+    Print(L"@NEXTBAD st=%s\r\n", pt_stname(pt->GetNextTargetLun(pt, &t, &lun)));
+
+    SetMem(tb, sizeof tb, 0);
+    tb[0] = 0;
+    st = pt->BuildDevicePath(pt, tb, 1, &dp);
+    if (!EFI_ERROR(st)) {
+        UINT8 back[16], *bp = back;
+        UINT64 bl = 99;
+        EFI_STATUS st2 = pt->GetTargetLun(pt, dp, &bp, &bl);
+        Print(L"@DP build=%s type=%d sub=%d len=%d get=%s t=%d l=%d\r\n", pt_stname(st), dp->Type,
+              dp->SubType, dp->Length[0], pt_stname(st2), back[0], bl);
+        BS->FreePool(dp);
+    } else {
+        Print(L"@DP build=%s\r\n", pt_stname(st));
+    }
+    tb[0] = 9;
+    Print(L"@DPBAD st=%s\r\n", pt_stname(pt->BuildDevicePath(pt, tb, 0, &dp)));
+
+    if (!EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &name2_guid, NULL, &n, &hs))) {
+        for (UINTN i = 0; i < n; i++) {
+            EFI_COMPONENT_NAME2_PROTOCOL *cn = NULL;
+            CHAR16 *dn = NULL, *cnm = NULL;
+            if (EFI_ERROR(BS->HandleProtocol(hs[i], &name2_guid, (VOID **)&cn)))
+                continue;
+            if (EFI_ERROR(cn->GetDriverName(cn, (CHAR8 *)"en", &dn)) || dn == NULL ||
+                StrnCmp(dn, L"pcam", 4) != 0)
+                continue;
+            st = cn->GetControllerName(cn, g_ctrl, NULL, (CHAR8 *)"en", &cnm);
+            Print(L"@NAME driver=\"%s\" controller=%s \"%s\" fr=%s\r\n", dn, pt_stname(st),
+                  EFI_ERROR(st) ? L"" : cnm,
+                  pt_stname(cn->GetDriverName(cn, (CHAR8 *)"fr", &dn)));
+        }
+        BS->FreePool(hs);
+    }
+    return 0;
+}
+
+/* A CD drive without a medium: NOT READY with its sense. */
+static int t_cd(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    pt_cmd c;
+    EFI_STATUS st;
+
+    SetMem(&c, sizeof c, 0);
+    c.target = T_CD;
+    c.cdb_len = 6; /* TEST UNIT READY */
+    c.dir = PCAM_EXT_SCSI_DIR_READ;
+    c.timeout = 100000000ull;
+    st = pt_send(pt, &c);
+    print_packet(L"@CD", st, &c);
+    return 0;
+}
+
+/* Data, residuals and overrun on the pattern disks (T_PAT and LUN 1 of T_FAT). */
+static int t_read(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    UINT8 *b = pt_alloc(8192);
+    pt_cmd c;
+    EFI_STATUS st;
+    BOOLEAN ok = TRUE;
+
+    if (b == NULL)
+        return 1;
+    for (UINT32 lba = 0; lba < 64; lba += 8) {
+        pt_read10(&c, T_PAT, 0, lba, 8, b, 4096);
+        st = pt_send(pt, &c);
+        for (UINT32 k = 0; k < 8; k++)
+            ok = ok && !EFI_ERROR(st) && pt_check_block(b + 512 * k, lba + k);
+    }
+    Print(L"@READ t=%d l=0 data=%s\r\n", T_PAT, ok ? L"ok" : L"bad");
+    SetMem(b, 4096, 0);
+    pt_read10(&c, T_FAT, 1, 5, 1, b, 512);
+    st = pt_send(pt, &c);
+    Print(L"@READ t=%d l=1 st=%s data=%s\r\n", T_FAT, pt_stname(st),
+          !EFI_ERROR(st) && pt_check_block(b, 5) ? L"ok" : L"bad");
+    /* One block asked for, two blocks of buffer: the residual comes back. */
+    pt_read10(&c, T_PAT, 0, 7, 1, b, 1024);
+    st = pt_send(pt, &c);
+    print_packet(L"@UNDERRUN", st, &c);
+    /* Two blocks asked for, one block of buffer: the target wants more. */
+    pt_read10(&c, T_PAT, 0, 7, 2, b, 512);
+    st = pt_send(pt, &c);
+    print_packet(L"@OVERRUN", st, &c);
+    pt_read10(&c, T_PAT, 0, 9, 1, b, 512);
+    st = pt_send(pt, &c);
+    Print(L"@AFTEROVERRUN st=%s data=%s\r\n", pt_stname(st),
+          !EFI_ERROR(st) && pt_check_block(b, 9) ? L"ok" : L"bad");
+    pt_free(b, 8192);
+    return 0;
+}
+
+/* ---- non-blocking requests ---- */
+
+#define NB 12
+static volatile UINTN g_signals[NB];
+
+static void EFIAPI nb_notify(EFI_EVENT ev, VOID *ctx)
+{
+    (void)ev;
+    g_signals[(UINTN)ctx]++;
+}
+
+typedef struct nb_req {
+    PCAM_EXT_SCSI_PACKET p;
+    UINT8 cdb[10];
+    UINT8 sense[32];
+    UINT8 *buf;
+    UINT32 lba;
+    EFI_EVENT ev;
+    EFI_STATUS st;
+} nb_req;
+
+static nb_req g_nb[NB];
+
+static EFI_STATUS nb_submit(PCAM_EXT_SCSI_PASS_THRU *pt, UINTN i, UINT8 target, UINT32 lba)
+{
+    nb_req *r = &g_nb[i];
+    UINT8 tgt[16];
+
+    SetMem(tgt, sizeof tgt, 0);
+    tgt[0] = target;
+    g_signals[i] = 0;
+    r->lba = lba;
+    SetMem(r->buf, 4096, 0);
+    SetMem(&r->p, sizeof r->p, 0);
+    SetMem(r->cdb, sizeof r->cdb, 0);
+    r->cdb[0] = 0x28;
+    r->cdb[4] = (UINT8)(lba >> 8);
+    r->cdb[5] = (UINT8)lba;
+    r->cdb[8] = 8;
+    r->p.Cdb = r->cdb;
+    r->p.CdbLength = 10;
+    r->p.DataDirection = PCAM_EXT_SCSI_DIR_READ;
+    r->p.InDataBuffer = r->buf;
+    r->p.InTransferLength = 4096;
+    r->p.SenseData = r->sense;
+    r->p.SenseDataLength = sizeof r->sense;
+    r->p.Timeout = 300000000ull;
+    r->st = pt->PassThru(pt, tgt, 0, &r->p, r->ev);
+    return r->st;
+}
+
+static BOOLEAN nb_setup(void)
+{
+    for (UINTN i = 0; i < NB; i++) {
+        g_nb[i].buf = pt_alloc(4096);
+        if (g_nb[i].buf == NULL ||
+            EFI_ERROR(BS->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, nb_notify, (VOID *)i, &g_nb[i].ev)))
+            return FALSE;
+    }
+    return TRUE;
+}
+
+/* Wait until every submitted request signalled, then a little more so a
+ * second signal would be seen. */
+static void nb_wait(UINTN n)
+{
+    for (UINTN ms = 0; ms < 60000; ms += 10) {
+        UINTN done = 0;
+        for (UINTN i = 0; i < n; i++)
+            if (g_nb[i].st != EFI_SUCCESS || g_signals[i] != 0)
+                done++;
+        if (done == n)
+            break;
+        BS->Stall(10000);
+    }
+    BS->Stall(300000);
+}
+
+static void nb_report(const CHAR16 *tag, UINTN n)
+{
+    for (UINTN i = 0; i < n; i++) {
+        nb_req *r = &g_nb[i];
+        BOOLEAN ok = TRUE;
+        for (UINT32 k = 0; k < 8; k++)
+            ok = ok && pt_check_block(r->buf + 512 * k, r->lba + k);
+        Print(L"%s i=%d submit=%s signals=%d ha=%02x ts=%02x in=%d data=%s\r\n", tag, i,
+              pt_stname(r->st), g_signals[i], r->p.HostAdapterStatus, r->p.TargetStatus,
+              r->p.InTransferLength, ok ? L"ok" : L"bad");
+    }
+}
+
+static int t_nonblock(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    pt_cmd c;
+    EFI_STATUS st;
+    UINT8 *b = pt_alloc(4096);
+
+    if (!nb_setup() || b == NULL)
+        return 1;
+    for (UINTN i = 0; i < NB; i++)
+        nb_submit(pt, i, T_PAT, (UINT32)(8 * i + 100));
+    /* A blocking request while they are in flight. */
+    pt_read10(&c, T_PAT, 0, 3, 1, b, 512);
+    st = pt_send(pt, &c);
+    Print(L"@NBMIX st=%s data=%s\r\n", pt_stname(st),
+          !EFI_ERROR(st) && pt_check_block(b, 3) ? L"ok" : L"bad");
+    nb_wait(NB);
+    nb_report(L"@NB", NB);
+    return 0;
+}
+
+/* Resets while requests are in flight: each must complete exactly once. */
+static int t_reset(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    UINT8 tgt[16];
+    UINT8 *b = pt_alloc(4096);
+    pt_cmd c;
+    EFI_STATUS st;
+
+    if (!nb_setup() || b == NULL)
+        return 1;
+    for (UINTN i = 0; i < 6; i++)
+        nb_submit(pt, i, T_PAT, (UINT32)(8 * i + 200));
+    st = pt->ResetChannel(pt);
+    Print(L"@RESETCH st=%s\r\n", pt_stname(st));
+    nb_wait(6);
+    nb_report(L"@RSTCH", 6);
+
+    for (UINTN i = 0; i < 6; i++)
+        nb_submit(pt, i, T_PAT, (UINT32)(8 * i + 300));
+    SetMem(tgt, sizeof tgt, 0);
+    tgt[0] = T_PAT;
+    st = pt->ResetTargetLun(pt, tgt, 0);
+    Print(L"@RESETLUN st=%s\r\n", pt_stname(st));
+    nb_wait(6);
+    nb_report(L"@RSTLUN", 6);
+    tgt[0] = 9;
+    Print(L"@RESETLUNBAD st=%s\r\n", pt_stname(pt->ResetTargetLun(pt, tgt, 0)));
+
+    pt_read10(&c, T_PAT, 0, 11, 1, b, 512);
+    st = pt_send(pt, &c);
+    Print(L"@AFTERRESET st=%s data=%s\r\n", pt_stname(st),
+          !EFI_ERROR(st) && pt_check_block(b, 11) ? L"ok" : L"bad");
+    return 0;
+}
+
+/* Disconnect the drivers that opened the pass-thru on h (ScsiBus). */
+static EFI_STATUS disconnect_users(EFI_HANDLE h)
+{
+    EFI_OPEN_PROTOCOL_INFORMATION_ENTRY *e = NULL;
+    UINTN n = 0;
+    EFI_STATUS st = EFI_NOT_FOUND;
+
+    if (EFI_ERROR(BS->OpenProtocolInformation(h, &pt_guid, &e, &n)))
+        return EFI_NOT_FOUND;
+    for (UINTN i = 0; i < n; i++)
+        if ((e[i].Attributes & EFI_OPEN_PROTOCOL_BY_DRIVER) != 0)
+            st = BS->DisconnectController(h, e[i].AgentHandle, NULL);
+    BS->FreePool(e);
+    return st;
+}
+
+/* Between @ARM and the key it then sends, the host throttles target 2's
+ * drive in QEMU to a few bytes a second: the first read passes and fills
+ * the throttle's bucket, the second is held for about a minute, far past
+ * its 2 s Packet->Timeout. (A blkdebug break would hold it too, but QEMU's
+ * bus reset then drains the drive and waits for the held request forever;
+ * a drain lifts throttling, so the core's reset ladder can run to its end.)
+ * After @RESUME and the next key the throttle is gone again. */
+static int t_timeout(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    UINT8 *b = pt_alloc(4096);
+    pt_cmd c;
+    EFI_STATUS st;
+    UINT64 t0, t1;
+    BOOLEAN ok;
+
+    if (b == NULL)
+        return 1;
+    Print(L"@ARM\r\n");
+    if (!pt_wait_key(120000)) {
+        Print(L"@TIMEOUT nokey\r\n");
+        return 1;
+    }
+    pt_read10(&c, T_PAT, 0, 492, 8, b, 4096);
+    st = pt_send(pt, &c);
+    Print(L"@PRIME st=%s\r\n", pt_stname(st));
+    pt_read10(&c, T_PAT, 0, 500, 8, b, 4096);
+    c.timeout = 20000000ull; /* 2 s */
+    t0 = pt_now_us();
+    st = pt_send(pt, &c);
+    t1 = pt_now_us();
+    Print(L"@TIMEOUT st=%s ha=%02x ts=%02x ms=%d\r\n", pt_stname(st), c.p.HostAdapterStatus,
+          c.p.TargetStatus, (UINTN)((t1 - t0) / 1000u));
+    /* Stop with requests in flight: the throttle still holds target 2's
+     * reads, so one is on the bus and three wait in the core. ScsiBus goes
+     * first, while nothing is in flight (its disks' own commands on the way
+     * out would otherwise wait behind the held read); at TPL_CALLBACK the
+     * driver's timer cannot move the requests either. */
+    Print(L"@STOPBUS st=%s\r\n", pt_stname(disconnect_users(g_ctrl)));
+    if (nb_setup()) {
+        EFI_TPL old = BS->RaiseTPL(TPL_CALLBACK);
+        EFI_STATUS d;
+        for (UINTN j = 0; j < 4; j++)
+            nb_submit(pt, j, T_PAT, (UINT32)(8 * j + 700));
+        d = BS->DisconnectController(g_ctrl, NULL, NULL);
+        BS->RestoreTPL(old);
+        nb_wait(4);
+        Print(L"@STOPDISC st=%s\r\n", pt_stname(d));
+        for (UINTN j = 0; j < 4; j++)
+            Print(L"@STOPREQ i=%d submit=%s signals=%d ha=%02x\r\n", j, pt_stname(g_nb[j].st),
+                  g_signals[j], g_nb[j].p.HostAdapterStatus);
+    }
+    Print(L"@RESUME\r\n");
+    pt_wait_key(120000);
+    Print(L"@STOPCONN st=%s\r\n", pt_stname(BS->ConnectController(g_ctrl, NULL, NULL, TRUE)));
+    if (EFI_ERROR(pt_find(0x1022, 0x2020, &g_ctrl, &pt))) {
+        Print(L"@AFTERTIMEOUT st=NOPT\r\n");
+        return 1;
+    }
+    pt_read10(&c, T_PAT, 0, 508, 8, b, 4096);
+    st = pt_send(pt, &c);
+    ok = !EFI_ERROR(st);
+    for (UINT32 k = 0; k < 8; k++)
+        ok = ok && pt_check_block(b + 512 * k, 508 + k);
+    Print(L"@AFTERTIMEOUT st=%s data=%s\r\n", pt_stname(st), ok ? L"ok" : L"bad");
+    return 0;
+}
+
+/* disconnect/connect cycles on the controller: the stack comes back. */
+static int t_cycle(UINTN n)
+{
+    EFI_GUID bio = BLOCK_IO_PROTOCOL;
+    UINTN before = count_handles(&bio);
+
+    for (UINTN i = 0; i < n; i++) {
+        PCAM_EXT_SCSI_PASS_THRU *pt = NULL;
+        EFI_HANDLE h;
+        EFI_STATUS d = BS->DisconnectController(g_ctrl, NULL, NULL);
+        UINTN gone = count_handles(&bio);
+        BOOLEAN had = !EFI_ERROR(BS->HandleProtocol(g_ctrl, &pt_guid, (VOID **)&pt));
+        EFI_STATUS k = BS->ConnectController(g_ctrl, NULL, NULL, TRUE);
+        UINT8 *b = pt_alloc(4096);
+        pt_cmd c;
+        EFI_STATUS r = EFI_NOT_FOUND;
+        if (!EFI_ERROR(pt_find(0x1022, 0x2020, &h, &pt)) && b != NULL) {
+            pt_read10(&c, T_PAT, 0, 1, 1, b, 512);
+            r = pt_send(pt, &c);
+            if (!EFI_ERROR(r) && !pt_check_block(b, 1))
+                r = EFI_DEVICE_ERROR;
+        }
+        pt_free(b, 4096);
+        Print(L"@CYCLE i=%d disconnect=%s blkio_before=%d blkio_down=%d pt_down=%d connect=%s "
+              L"read=%s blkio_after=%d\r\n",
+              i, pt_stname(d), before, gone, had ? 1 : 0, pt_stname(k), pt_stname(r),
+              count_handles(&bio));
+    }
+    return 0;
+}
+
+/* Unload pcam's image through the firmware, as `unload` would. */
+static int t_unload(void)
+{
+    EFI_HANDLE *hs = NULL;
+    UINTN n = 0;
+    EFI_STATUS st = EFI_NOT_FOUND;
+    PCAM_EXT_SCSI_PASS_THRU *pt;
+    EFI_HANDLE h;
+
+    if (!EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &binding_guid, NULL, &n, &hs))) {
+        for (UINTN i = 0; i < n; i++) {
+            EFI_COMPONENT_NAME2_PROTOCOL *cn = NULL;
+            EFI_DRIVER_BINDING_PROTOCOL *db = NULL;
+            CHAR16 *dn = NULL;
+            if (EFI_ERROR(BS->HandleProtocol(hs[i], &name2_guid, (VOID **)&cn)) ||
+                EFI_ERROR(BS->HandleProtocol(hs[i], &binding_guid, (VOID **)&db)) ||
+                EFI_ERROR(cn->GetDriverName(cn, (CHAR8 *)"en", &dn)) || StrnCmp(dn, L"pcam", 4) != 0)
+                continue;
+            st = BS->UnloadImage(db->ImageHandle);
+            break;
+        }
+        BS->FreePool(hs);
+    }
+    Print(L"@UNLOAD st=%s left=%d\r\n", pt_stname(st),
+          EFI_ERROR(pt_find(0x1022, 0x2020, &h, &pt)) ? 0 : 1);
+    return 0;
+}
+
+/* ---- ExitBootServices: the OS must find the chip idle ---- */
+
+static UINT8 port_in8(UINT16 port)
+{
+    UINT8 v;
+    __asm__ __volatile__("inb %1, %0" : "=a"(v) : "Nd"(port));
+    return v;
+}
+
+static void port_out8(UINT16 port, UINT8 v)
+{
+    __asm__ __volatile__("outb %0, %1" : : "a"(v), "Nd"(port));
+}
+
+/* COM1 by hand: after ExitBootServices there is no console. */
+static void com1_puts(const char *s)
+{
+    for (; *s != '\0'; s++) {
+        for (UINTN i = 0; i < 100000 && (port_in8(0x3FD) & 0x20) == 0; i++)
+            ;
+        port_out8(0x3F8, (UINT8)*s);
+    }
+}
+
+static void hex2(char *d, UINT8 v)
+{
+    static const char x[] = "0123456789abcdef";
+    d[0] = x[v >> 4];
+    d[1] = x[v & 15];
+}
+
+/* A read is held on the bus (the host throttles target 2 after @EBSARM),
+ * so the AM53C974's DMA engine is started when ExitBootServices runs; the
+ * driver's handler must leave it idle. Ends the VM. */
+static int t_ebs(EFI_HANDLE image, PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    EFI_PCI_IO *pci = NULL;
+    EFI_GUID pci_guid = EFI_PCI_IO_PROTOCOL_GUID;
+    UINT8 *b = pt_alloc(4096);
+    UINT32 bar = 0;
+    UINT16 base;
+    UINT8 pre, post;
+    UINTN entries, key = 0, dsize;
+    UINT32 dver;
+    EFI_MEMORY_DESCRIPTOR *map;
+    EFI_STATUS st = EFI_NOT_READY;
+    pt_cmd c;
+    char line[] = "@EBS pre=.. post=.. ebs=.\r\n@SCRIPT-DONE after ExitBootServices\r\n";
+
+    if (b == NULL || !nb_setup() || EFI_ERROR(BS->HandleProtocol(g_ctrl, &pci_guid, (VOID **)&pci)))
+        return 1;
+    pci->Pci.Read(pci, EfiPciIoWidthUint32, 0x10, 1, &bar);
+    base = (UINT16)(bar & ~3u);
+    Print(L"@EBSARM\r\n");
+    if (!pt_wait_key(120000))
+        return 1;
+    pt_read10(&c, T_PAT, 0, 800, 8, b, 4096); /* fills the throttle's bucket */
+    pt_send(pt, &c);
+    nb_submit(pt, 0, T_PAT, 808);
+    /* The driver's timer event moves the command on meanwhile; wait (up to
+     * 10 s, for a busy host) until the DMA engine is started. */
+    pre = port_in8((UINT16)(base + 0x40));
+    for (UINTN i = 0; i < 1000 && (pre & 3) != 3; i++) {
+        BS->Stall(10000);
+        pre = port_in8((UINT16)(base + 0x40));
+    }
+    for (UINTN tries = 0; tries < 4 && EFI_ERROR(st); tries++) {
+        map = LibMemoryMap(&entries, &key, &dsize, &dver);
+        if (map == NULL)
+            break;
+        st = BS->ExitBootServices(image, key);
+    }
+    post = port_in8((UINT16)(base + 0x40));
+    hex2(line + 9, pre);
+    hex2(line + 17, post);
+    line[24] = EFI_ERROR(st) ? '0' : '1';
+    com1_puts(line);
+    RT->ResetSystem(EfiResetShutdown, EFI_SUCCESS, 0, NULL);
+    return 0;
+}
+
+static UINTN arg_num(CHAR16 *s, UINTN dflt)
+{
+    return s != NULL ? Atoi(s) : dflt;
+}
+
+EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
+{
+    CHAR16 **argv = NULL;
+    INTN argc;
+    PCAM_EXT_SCSI_PASS_THRU *pt = NULL;
+    int rc = 1;
+
+    InitializeLib(ImageHandle, SystemTable);
+    argc = GetShellArgcArgv(ImageHandle, &argv);
+    if (argc < 2) {
+        Print(L"usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload|ebs\r\n");
+        return EFI_INVALID_PARAMETER;
+    }
+    if (StrCmp(argv[1], L"unload") == 0) {
+        t_unload();
+        return EFI_SUCCESS;
+    }
+    if (EFI_ERROR(pt_find(0x1022, 0x2020, &g_ctrl, &pt))) {
+        Print(L"@NOPT %s\r\n", argv[1]);
+        return EFI_NOT_FOUND;
+    }
+    if (StrCmp(argv[1], L"scan") == 0)
+        rc = t_scan(pt);
+    else if (StrCmp(argv[1], L"cd") == 0)
+        rc = t_cd(pt);
+    else if (StrCmp(argv[1], L"read") == 0)
+        rc = t_read(pt);
+    else if (StrCmp(argv[1], L"nonblock") == 0)
+        rc = t_nonblock(pt);
+    else if (StrCmp(argv[1], L"reset") == 0)
+        rc = t_reset(pt);
+    else if (StrCmp(argv[1], L"timeout") == 0)
+        rc = t_timeout(pt);
+    else if (StrCmp(argv[1], L"bad") == 0)
+        rc = cases_bad(pt);
+    else if (StrCmp(argv[1], L"random") == 0)
+        rc = cases_random(pt, arg_num(argc > 2 ? argv[2] : NULL, 300),
+                          (UINT32)arg_num(argc > 3 ? argv[3] : NULL, 1));
+    else if (StrCmp(argv[1], L"ebs") == 0)
+        rc = t_ebs(ImageHandle, pt);
+    else if (StrCmp(argv[1], L"cycle") == 0)
+        rc = t_cycle(arg_num(argc > 2 ? argv[2] : NULL, 3));
+    Print(L"@END %s rc=%d\r\n", argv[1], rc);
+    return EFI_SUCCESS;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * osshim/uefi private state: one controller instance per AM53C974 the
+ * driver binds, the request slots PassThru hands to the core, and the
+ * functions the shim's files share. The shim only translates between UEFI
+ * and the CCB API; every decision about the bus is the core's.
+ */
+#ifndef PCAM_UEFI_INTERNAL_H
+#define PCAM_UEFI_INTERNAL_H
+
+#include <efi.h>
+#include <efilib.h>
+
+#include "pcam/pcam.h"
+#include "pcam/pcam_esp.h"
+#include "pcam_uefi_proto.h"
+
+#define PCAM_UEFI_SIGNATURE 0x4d414350u /* "PCAM" */
+/* Requests in the core at once (blocking and non-blocking together). */
+#define PCAM_UEFI_SLOTS 16
+/* LUNs per target in the device table: the core's documented default. */
+#define PCAM_UEFI_LUNS 8
+#define PCAM_UEFI_TARGETS 8
+/* Live DMA mappings: hal/esp holds at most one at a time; slack for safety. */
+#define PCAM_UEFI_MAPS 4
+
+enum { SLOT_FREE = 0, SLOT_BUSY = 1, SLOT_DONE = 2 };
+
+struct pcam_uefi_ctrl;
+
+typedef struct pcam_uefi_req {
+    pcam_ccb ccb;
+    struct pcam_uefi_ctrl *ctrl;
+    PCAM_EXT_SCSI_PACKET *packet;
+    EFI_EVENT event; /* NULL: a blocking caller waits for SLOT_DONE */
+    UINT8 state;
+    EFI_STATUS result;
+} pcam_uefi_req;
+
+typedef struct pcam_uefi_map {
+    VOID *mapping; /* NULL when the entry is unused */
+    VOID *va;
+    UINT64 bus;
+} pcam_uefi_map;
+
+typedef struct pcam_uefi_ctrl {
+    UINT32 signature;
+    EFI_HANDLE handle;
+    EFI_PCI_IO *pci;
+    UINT64 saved_attrs;
+    BOOLEAN attrs_saved;
+    BOOLEAN bus_up;
+    BOOLEAN quiesced; /* ExitBootServices ran: touch nothing but the chip */
+    UINT64 tsc_per_ms;
+    PCAM_EXT_SCSI_PASS_THRU pt;
+    PCAM_EXT_SCSI_PASS_THRU_MODE mode;
+    EFI_EVENT timer;
+    EFI_EVENT exit_bs;
+    pcam_platform plat;
+    pcam_hal hal;
+    pcam_uefi_map maps[PCAM_UEFI_MAPS];
+    pcam_uefi_req slots[PCAM_UEFI_SLOTS];
+    pcam_ccb mgmt; /* scan, resets, device-table reads: one at a time */
+    BOOLEAN mgmt_done;
+    UINT8 target_buf[PCAM_EXT_SCSI_TARGET_BYTES];
+    pcam_lun luns[PCAM_UEFI_TARGETS * PCAM_UEFI_LUNS];
+    pcam_esp esp; /* the chip fetches selection bytes from here by DMA */
+    pcam_bus bus;
+} pcam_uefi_ctrl;
+
+#define PCAM_UEFI_FROM_PT(p) \
+    ((pcam_uefi_ctrl *)((UINT8 *)(p) - __builtin_offsetof(pcam_uefi_ctrl, pt)))
+
+extern EFI_GUID pcam_uefi_pt_guid;
+
+/* uefi_platform.c */
+void pcam_uefi_platform_init(pcam_uefi_ctrl *c);
+
+/* uefi_status.c */
+EFI_STATUS pcam_uefi_map_status(uint32_t cam_status, UINT8 *host_adapter_status);
+
+/* uefi_passthru.c */
+void pcam_uefi_pt_init(pcam_uefi_ctrl *c);
+EFI_TPL pcam_uefi_lock(void);
+void pcam_uefi_unlock(EFI_TPL old);
+void pcam_uefi_deliver(pcam_uefi_ctrl *c);
+void pcam_uefi_run(pcam_uefi_ctrl *c, volatile UINT8 *until, volatile BOOLEAN *until_flag);
+void EFIAPI pcam_uefi_timer(EFI_EVENT ev, VOID *ctx);
+uint32_t pcam_uefi_mgmt(pcam_uefi_ctrl *c, UINT8 func, UINT8 target, UINT8 lun, UINT32 flags);
+
+#endif /* PCAM_UEFI_INTERNAL_H */

@@ -1,0 +1,135 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Boots OVMF under QEMU TCG with pcam's UEFI driver, an AM53C974 and its
+# disks, runs a UEFI shell script, and serves the script's requests over
+# the QEMU monitor (a read throttle for the timeout check). Prepares
+# every image at run time; leaves the serial log and the images in WORK
+# for check.sh. Never asserts anything itself except that the VM ran.
+# usage: boot.sh EFI_DIR MKPATTERN WORK NSH_BODY_FILE [EXTRA_QEMU_ARGS...]
+set -eu
+efidir=$1 mkpattern=$2 work=$3 body=$4
+shift 4
+qemu=${QEMU:-qemu-system-x86_64}
+code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
+vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS.fd}
+limit=${PCAM_UEFI_BOOT_LIMIT:-900}
+
+for t in "$qemu" mkfs.fat mcopy mkfifo; do
+  command -v "$t" >/dev/null 2>&1 || { echo "boot.sh: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+for f in "$code" "$vars" "$efidir/pcamscsi.efi" "$efidir/pcamtest.efi" "$efidir/hello.efi"; do
+  [ -f "$f" ] || { echo "boot.sh: $f missing" >&2; exit 1; }
+done
+
+rm -rf "$work"
+mkdir -p "$work/boot"
+cp "$vars" "$work/vars.fd"
+
+# The boot FAT (virtio-blk): the driver, the test apps and startup.nsh.
+# CRLF line ends: the shell wants them.
+{
+  printf '@echo -off\n'
+  grep -v "^#" "$body"
+  printf 'echo @SCRIPT-DONE\nreset -s\n'
+} | sed 's/$/\r/' >"$work/boot/startup.nsh"
+mkfs.fat -C -n PCAMBOOT "$work/boot.img" 16384 >/dev/null
+mcopy -i "$work/boot.img" "$work/boot/startup.nsh" "$efidir/pcamscsi.efi" "$efidir/pcamtest.efi" ::/
+[ -f "$efidir/pcambench.efi" ] && mcopy -i "$work/boot.img" "$efidir/pcambench.efi" ::/
+
+# Target 0 LUN 0: a FAT disk with a text file whose content only this run
+# knows, and the marker application.
+printf 'pcam-uefi-disk-file %s %s\nsecond line of the file\n' "$$" "$(date +%s)" >"$work/pcamdisk.txt"
+mkfs.fat -C -n PCAMSCSI "$work/fat.img" 16384 >/dev/null
+mcopy -i "$work/fat.img" "$work/pcamdisk.txt" "$efidir/hello.efi" ::/
+# Target 0 LUN 1 and target 2: pattern disks (see mkpattern.c).
+"$mkpattern" "$work/pat1.img" 2048
+"$mkpattern" "$work/pat2.img" 16384
+
+mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
+: >"$work/serial.log"
+: >"$work/monitor.log"
+
+"$qemu" -M pc -accel tcg -m 256 -nodefaults -display none -no-reboot \
+  -drive if=pflash,format=raw,readonly=on,file="$code" \
+  -drive if=pflash,format=raw,file="$work/vars.fd" \
+  -drive if=none,id=boot,format=raw,file="$work/boot.img" \
+  -device virtio-blk-pci,drive=boot,addr=0x5 \
+  -device am53c974,id=scsi0,addr=0x6 \
+  -drive if=none,id=d0,format=raw,file="$work/fat.img" \
+  -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0,lun=0 \
+  -drive if=none,id=d1,format=raw,file="$work/pat1.img" \
+  -device scsi-hd,drive=d1,bus=scsi0.0,scsi-id=0,lun=1 \
+  -drive if=none,id=d2,format=raw,file="$work/pat2.img" \
+  -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=2,lun=0 \
+  -device scsi-cd,id=cd0,bus=scsi0.0,scsi-id=4,lun=0 \
+  -serial pipe:"$work/ser" -monitor pipe:"$work/mon" \
+  -trace esp_get_cmd -D "$work/esp-trace.log" \
+  "$@" >"$work/qemu.out" 2>&1 &
+qpid=$!
+# Drain both output pipes so QEMU never blocks on them.
+cat "$work/ser.out" >>"$work/serial.log" &
+spid=$!
+cat "$work/mon.out" >>"$work/monitor.log" &
+mpid=$!
+cleanup() {
+  # A wedged QEMU ignores SIGTERM.
+  kill "$qpid" 2>/dev/null && sleep 1 && kill -9 "$qpid" 2>/dev/null || true
+  kill "$spid" "$mpid" 2>/dev/null || true
+}
+trap cleanup EXIT INT TERM
+
+# One writer each for the whole run: a FIFO whose last writer closes reads
+# as end of file, and QEMU then stops reading that pipe for good.
+exec 3<>"$work/ser.in" 4<>"$work/mon.in"
+mon() { printf '%s\n' "$1" >&4; }
+key() { printf '%s' "$1" >&3; }
+seen() { tr -d '\r' <"$work/serial.log" | grep -c -- "$1" || true; }
+
+start=$(date +%s)
+skipped=0 armed=0 resumed=0 ebs=0
+while kill -0 "$qpid" 2>/dev/null; do
+  now=$(date +%s)
+  if [ $((now - start)) -gt "$limit" ]; then
+    echo "boot.sh: the VM ran past ${limit}s; killed" >&2
+    echo "@BOOT-LIMIT" >>"$work/serial.log"
+    break
+  fi
+  # Any key but ESC skips the shell's 5 s countdown before startup.nsh.
+  if [ $skipped -eq 0 ] && [ "$(seen 'any other key')" -gt 0 ]; then
+    key ' '
+    skipped=1
+  fi
+  if [ "$(seen '@ARM')" -gt $armed ]; then
+    # About 64 bytes a second for reads on target 2 (see pcamtest's t_timeout).
+    mon 'block_set_io_throttle d2 0 64 0 0 0 0'
+    sleep 1
+    key 'g'
+    armed=$((armed + 1))
+  fi
+  if [ $ebs -eq 0 ] && [ "$(seen '@EBSARM')" -gt 0 ]; then
+    mon 'block_set_io_throttle d2 0 64 0 0 0 0'
+    sleep 1
+    key 'g'
+    ebs=1
+  fi
+  if [ "$(seen '@RESUME')" -gt $resumed ]; then
+    mon 'block_set_io_throttle d2 0 0 0 0 0 0'
+    sleep 1
+    key 'g'
+    resumed=$((resumed + 1))
+  fi
+  sleep 0.3
+done
+end=$(date +%s)
+wait "$qpid" 2>/dev/null || true
+sleep 0.2
+echo "boot.sh: VM ran $((end - start)) s" >&2
+trap - EXIT INT TERM
+cleanup
+tr -d '\r' <"$work/serial.log" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' >"$work/serial.txt"
+grep -q '@SCRIPT-DONE' "$work/serial.txt" || {
+  echo "boot.sh: the shell script did not finish; serial log tail:" >&2
+  tail -n 40 "$work/serial.txt" >&2
+  cat "$work/qemu.out" >&2
+  exit 1
+}

@@ -1,0 +1,233 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Asserts on what tests/uefi's main boot printed (WORK/serial.txt, written
+# by boot.sh) and on the disk images QEMU left behind. The expectations are
+# here, independent of the firmware side: the file the host put on the
+# SCSI disk, the UEFI specification's statuses for each malformed packet,
+# the disks QEMU was given. Prints every failed expectation; exit 1 if any.
+# usage: check.sh WORK
+set -eu
+work=$1
+log=$work/serial.txt
+fails=0
+
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+# expect PATTERN DESCRIPTION: an extended regex must match some line.
+expect() {
+  if grep -Eq -- "$1" "$log"; then ok "$2"; else fail "$2 (no line matches: $1)"; fi
+}
+# count PATTERN N DESCRIPTION: exactly N lines match.
+count() {
+  n=$(grep -Ec -- "$1" "$log" || true)
+  if [ "$n" -eq "$2" ]; then ok "$3 ($n)"; else fail "$3: $n lines match '$1', want $2"; fi
+}
+
+[ -f "$log" ] || { echo "FAIL: no serial log at $log"; exit 1; }
+
+# ---- EDK2's ScsiBus/ScsiDisk on pcam: block devices and a file system ----
+# The map after "map -r": FS on target 0 LUN 0, block devices on the rest.
+awk '/@MAPPED/{exit} {print}' "$log" >"$work/map.txt"
+if grep -B1 -E 'Pci\(0x6,0x0\)/Scsi\(0x0,0x0\)' "$work/map.txt" | grep -Eq 'FS[0-9]+:'; then
+  ok "map -r: a file system on Scsi(0x0,0x0)"
+else
+  fail "map -r shows no file system on the SCSI disk"
+fi
+for p in 'Scsi\(0x0,0x1\)' 'Scsi\(0x2,0x0\)'; do
+  if grep -B1 -E "Pci\(0x6,0x0\)/$p" "$work/map.txt" | grep -Eq 'BLK[0-9]+:'; then
+    ok "map -r: a block device on $p"
+  else
+    fail "map -r: no block device on $p"
+  fi
+done
+
+# ---- the shell reads a file from the SCSI disk; content as the host wrote it ----
+awk '/^@FS fs/{on=1; next} /^@TYPEEND/{on=0} on' "$log" | sed '/^$/d' >"$work/typed.txt"
+sed '/^$/d' "$work/pcamdisk.txt" >"$work/want.txt"
+if cmp -s "$work/typed.txt" "$work/want.txt"; then
+  ok "shell 'type' of the SCSI disk's file matches the host's file"
+else
+  fail "the file read through pcam differs from the host's (see $work/typed.txt)"
+fi
+expect '^@HELLO-FROM-SCSI-DISK' "an EFI application loaded from the SCSI disk ran"
+
+# ---- the file the shell wrote, read back on the host with mtools ----
+if command -v mtype >/dev/null 2>&1 &&
+   mtype -i "$work/fat.img" ::/fromefi.txt 2>/dev/null | tr -d '\r' | grep -qx 'written-by-uefi-shell-through-pcam'; then
+  ok "the file the shell wrote through pcam reads back on the host (mtools)"
+else
+  fail "fromefi.txt missing or wrong on the SCSI disk image"
+fi
+
+# ---- the protocol's queries ----
+expect '^@MODE id=7 attrs=7 ' "Mode: AdapterId 7, PHYSICAL|LOGICAL|NONBLOCKIO"
+count '^@LUN ' 4 "GetNextTargetLun returns exactly the four logical units QEMU has"
+expect '^@LUN t=0 l=0 inq=SUCCESS type=0$' "target 0 LUN 0 (disk)"
+expect '^@LUN t=0 l=1 inq=SUCCESS type=0$' "target 0 LUN 1 (disk at a LUN above 0)"
+expect '^@LUN t=2 l=0 inq=SUCCESS type=0$' "target 2 LUN 0 (second disk at another ID)"
+expect '^@LUN t=4 l=0 inq=SUCCESS type=5$' "target 4 LUN 0 (CD-ROM)"
+expect '^@LUNEND st=NOT_FOUND$' "GetNextTargetLun ends with EFI_NOT_FOUND"
+count '^@TGT ' 3 "GetNextTarget returns targets 0, 2 and 4"
+expect '^@NEXTBAD st=INVALID_PARAMETER$' "GetNextTargetLun refuses a target it never returned"
+expect '^@DP build=SUCCESS type=3 sub=2 len=8 get=SUCCESS t=0 l=1$' "BuildDevicePath / GetTargetLun round trip"
+expect '^@DPBAD st=NOT_FOUND$' "BuildDevicePath on target 9: EFI_NOT_FOUND"
+expect '^@NAME driver="pcam AM53C974 SCSI pass-thru driver" controller=SUCCESS "AMD AM53C974 PCscsi \(pcam\)" fr=UNSUPPORTED$' \
+  "COMPONENT_NAME2: driver and controller names in en, fr unsupported"
+
+# ---- sense, residuals ----
+expect '^@CD st=DEVICE_ERROR ha=00 ts=02 .* key=2 asc=3A ascq=00$' "CD without medium: CHECK CONDITION, NOT READY 2/3A/00 in SenseData"
+expect '^@READ t=2 l=0 data=ok$' "READ(10) data from target 2 matches QEMU's image"
+expect '^@READ t=0 l=1 st=SUCCESS data=ok$' "READ(10) data from target 0 LUN 1 matches QEMU's image"
+expect '^@UNDERRUN st=SUCCESS ha=00 ts=00 in=512 ' "underrun: InTransferLength carries the 512 bytes really moved"
+if grep -Eq '^@OVERRUN st=SUCCESS' "$log"; then fail "an overrun reported success"; else ok "an overrun is not reported as success"; fi
+expect '^@AFTEROVERRUN st=SUCCESS data=ok$' "the bus works after the overrun"
+
+# ---- non-blocking ----
+count '^@NB i=[0-9]+ submit=SUCCESS signals=1 ha=00 ts=00 in=4096 data=ok$' 12 \
+  "12 non-blocking reads in flight: each signalled exactly once, data right"
+expect '^@NBMIX st=SUCCESS data=ok$' "a blocking read while non-blocking ones are in flight"
+
+# ---- malformed packets: the UEFI spec's status for each ----
+while read -r name want; do
+  if grep -Eq "^@BAD case=$name st=$want signals=0$" "$log"; then
+    ok "bad packet $name -> $want"
+  elif [ "$name" = ioalign_misaligned ] && grep -Eq "^@BAD case=$name st=NA$" "$log" &&
+       grep -Eq '^@BADINFO ioalign=[01]$' "$log"; then
+    ok "bad packet $name: not applicable, the adapter reports IoAlign 1"
+  else
+    fail "bad packet $name: want $want with no event signalled, got: $(grep -E "^@BAD case=$name " "$log" || echo nothing)"
+  fi
+done <<'EOF'
+null_packet INVALID_PARAMETER
+null_target INVALID_PARAMETER
+null_cdb INVALID_PARAMETER
+cdblen_0 INVALID_PARAMETER
+cdblen_17 INVALID_PARAMETER
+cdblen_255 INVALID_PARAMETER
+group_read10_as_6 INVALID_PARAMETER
+group_tur_as_10 INVALID_PARAMETER
+group_read16_as_12 INVALID_PARAMETER
+group_read12_as_16 INVALID_PARAMETER
+ioalign_misaligned INVALID_PARAMETER
+len_null_buffer_in INVALID_PARAMETER
+len_null_buffer_out INVALID_PARAMETER
+bidirectional UNSUPPORTED
+dir_unknown_3 INVALID_PARAMETER
+dir_unknown_255 INVALID_PARAMETER
+target_8 INVALID_PARAMETER
+target_255 INVALID_PARAMETER
+target_initiator INVALID_PARAMETER
+target_byte1 INVALID_PARAMETER
+lun_8 INVALID_PARAMETER
+lun_64 INVALID_PARAMETER
+lun_2_32 INVALID_PARAMETER
+nonblocking_bad INVALID_PARAMETER
+good_tur SUCCESS
+EOF
+
+# Nothing of a malformed packet reached the bus: QEMU's own trace of the
+# commands its AM53C974 took (esp_get_cmd) shows no selection between the
+# application's fences (absent targets 6,5,6 before the cases, 5,6,5 after).
+if [ -f "$work/esp-trace.log" ] &&
+   awk '/^esp_get_cmd/ { t[n++] = $NF }
+        END {
+          for (i = 0; i + 2 < n; i++) if (t[i] == 6 && t[i+1] == 5 && t[i+2] == 6) { s = i + 3; break }
+          if (!s) exit 1
+          for (j = s; j + 2 < n; j++) if (t[j] == 5 && t[j+1] == 6 && t[j+2] == 5) { print j - s; exit 0 }
+          exit 1
+        }' "$work/esp-trace.log" | grep -qx 0; then
+  ok "no malformed packet reached the bus (QEMU's esp_get_cmd trace between the fences is empty)"
+else
+  fail "QEMU's trace shows commands between the bad-packet fences, or the fences are missing"
+fi
+
+# ---- random packets: rules from the spec and the CDB groups ----
+count '^@RND i=' 300 "300 random packets each returned"
+awk '
+  /^@RND i=/ {
+    for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+    t = v["t"] + 0; l = v["l"] + 0; cl = v["cl"] + 0; dir = v["dir"] + 0
+    len = v["len"] + 0; nb = v["nullbuf"] + 0; st = v["st"]
+    op = toupper(v["op"]); g = (index("0123456789ABCDEF", substr(op, 1, 1)) - 1) / 2
+    g = int(g)
+    want = ""
+    if (cl > 16) want = "INVALID_PARAMETER"
+    else if (dir == 2) want = "UNSUPPORTED"
+    else if (dir > 2) want = "INVALID_PARAMETER"
+    else if (t >= 8 || t == 7 || l >= 8) want = "INVALID_PARAMETER"
+    else if (cl == 0) want = "INVALID_PARAMETER"
+    else if (g == 0 && cl != 6) want = "INVALID_PARAMETER"
+    else if ((g == 1 || g == 2) && cl != 10) want = "INVALID_PARAMETER"
+    else if (g == 4 && cl != 16) want = "INVALID_PARAMETER"
+    else if (g == 5 && cl != 12) want = "INVALID_PARAMETER"
+    else if (len > 0 && nb) want = "INVALID_PARAMETER"
+    if (want != "" && st != want) { print "FAIL: random packet " v["i"] ": want " want ", got " st; bad++ }
+    if (want == "" && st !~ /^(SUCCESS|DEVICE_ERROR|BAD_BUFFER_SIZE|TIMEOUT|NOT_READY|INVALID_PARAMETER)$/) {
+      print "FAIL: random packet " v["i"] ": undefined status " st; bad++
+    }
+    n++
+  }
+  END { if (bad == 0) print "ok: random packets: every status as the rules require (" n ")"; exit bad != 0 }
+' "$log" || fails=$((fails + 1))
+expect '^@RNDHEALTH st=SUCCESS data=ok$' "the bus works after the random packets"
+
+# ---- resets during I/O: every request completes exactly once ----
+expect '^@RESETCH st=SUCCESS$' "ResetChannel during I/O returns EFI_SUCCESS"
+count '^@RSTCH i=[0-9] submit=SUCCESS signals=1 ' 6 "6 reads in flight across ResetChannel: each signalled exactly once"
+count '^@RSTCH i=[0-9] submit=SUCCESS signals=1 (ha=00 ts=00 in=4096 data=ok|ha=0E .*)$' 6 \
+  "each read across ResetChannel has its data or reports the bus reset"
+expect '^@RESETLUN st=(SUCCESS|DEVICE_ERROR)$' "ResetTargetLun during I/O returns a defined status"
+count '^@RSTLUN i=[0-9] submit=SUCCESS signals=1 ' 6 "6 reads in flight across ResetTargetLun: each signalled exactly once"
+expect '^@RESETLUNBAD st=INVALID_PARAMETER$' "ResetTargetLun on target 9: EFI_INVALID_PARAMETER"
+expect '^@AFTERRESET st=SUCCESS data=ok$' "the bus works after the resets"
+
+# ---- timeout through the core's ladder (the read held in QEMU by blkdebug) ----
+expect '^@TIMEOUT st=TIMEOUT ha=09 ' "a read held past Packet->Timeout: EFI_TIMEOUT, HostAdapterStatus TIMEOUT_COMMAND"
+expect '^@STOPBUS st=SUCCESS$' "ScsiBus lets go of the pass-thru"
+expect '^@STOPDISC st=SUCCESS$' "disconnect with reads held in QEMU and queued in the core"
+count '^@STOPREQ i=[0-9] submit=SUCCESS signals=1 ha=7F$' 4 \
+  "Stop fails all 4 reads in flight (held on the bus or queued): each signalled exactly once"
+expect '^@STOPCONN st=SUCCESS$' "connect again after that Stop"
+expect '^@AFTERTIMEOUT st=SUCCESS data=ok$' "the next request after the timeout succeeds with the right data"
+
+# ---- disconnect/connect, unload/reload ----
+awk '
+  /^@CYCLE / {
+    for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
+    n++
+    if (v["disconnect"] != "SUCCESS" || v["connect"] != "SUCCESS" || v["read"] != "SUCCESS" ||
+        v["pt_down"] != 0 || v["blkio_down"] + 0 >= v["blkio_before"] + 0 ||
+        v["blkio_after"] != v["blkio_before"]) { print "FAIL: " $0; bad++ }
+  }
+  END { if (n != 3) { print "FAIL: " n " disconnect/connect cycles, want 3"; bad++ }
+        if (bad == 0) print "ok: 3 disconnect/connect cycles: the stack goes away and comes back whole"
+        exit bad != 0 }
+' "$log" || fails=$((fails + 1))
+expect '^@UNLOAD st=SUCCESS left=0$' "UnloadImage on the driver: success, no pass-thru left"
+if awk '/^@RELOAD/{on=1} on && /^@FS2 fs/{f=1; next} f && /^@TYPE2END/{exit} f' "$log" |
+   grep -qx 'written-by-uefi-shell-through-pcam'; then
+  ok "after reload the shell reads back the file it wrote"
+else
+  fail "after reload the written file was not read back"
+fi
+count '^@READ t=2 l=0 data=ok$' 2 "READ(10) data right before unload and after reload"
+# ExitBootServices with a read held on the bus: the DMA engine's command
+# register (BAR0 + 0x40) had START (low bits 3) before, and is idle after.
+if grep -Eq '^@EBS pre=[0-9a-f]{2} post=[0-9a-f]{2} ebs=1$' "$log"; then
+  pre=$(sed -n 's/^@EBS pre=\(..\) .*/\1/p' "$log" | head -n 1)
+  post=$(sed -n 's/^@EBS pre=.. post=\(..\) .*/\1/p' "$log" | head -n 1)
+  if [ $((0x$pre & 3)) -eq 3 ] && [ $((0x$post & 3)) -eq 0 ]; then
+    ok "ExitBootServices: the DMA engine was running (0x$pre) and is idle after (0x$post)"
+  else
+    fail "ExitBootServices: DMA command register 0x$pre before, 0x$post after; want START then IDLE"
+  fi
+else
+  fail "ExitBootServices step: no @EBS line"
+fi
+expect '^@SCRIPT-DONE' "the shell script ran to its end"
+
+if [ "$fails" -ne 0 ]; then
+  echo "$fails expectation(s) failed; serial log: $log"
+  exit 1
+fi
+echo "all expectations met"

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: BSD-2-Clause
+# The body of startup.nsh for tests/uefi's main boot (boot.sh adds the
+# head and tail and CRLF line ends). Each step prints "@..." lines that
+# check.sh asserts on; every step is guarded so a missing file never leaves
+# the shell waiting.
+echo @BOOT
+if exist fs0:\pcamscsi.efi then
+  load fs0:\pcamscsi.efi
+endif
+map -r
+echo @MAPPED
+for %a in fs1 fs2 fs3 fs4 fs5 fs6
+  if exist %a:\pcamdisk.txt then
+    echo @FS %a
+    type %a:\pcamdisk.txt
+    echo @TYPEEND
+    echo written-by-uefi-shell-through-pcam >a %a:\fromefi.txt
+    %a:\hello.efi
+  endif
+endfor
+if exist fs0:\pcamtest.efi then
+  fs0:\pcamtest.efi scan
+  fs0:\pcamtest.efi cd
+  fs0:\pcamtest.efi read
+  fs0:\pcamtest.efi nonblock
+  fs0:\pcamtest.efi bad
+  fs0:\pcamtest.efi random 300 12345
+  fs0:\pcamtest.efi reset
+  fs0:\pcamtest.efi timeout
+  fs0:\pcamtest.efi cycle 3
+  fs0:\pcamtest.efi unload
+  echo @RELOAD
+  load fs0:\pcamscsi.efi
+  map -r
+  for %a in fs1 fs2 fs3 fs4 fs5 fs6
+    if exist %a:\fromefi.txt then
+      echo @FS2 %a
+      type %a:\fromefi.txt
+      echo @TYPE2END
+    endif
+  endfor
+  fs0:\pcamtest.efi read
+  fs0:\pcamtest.efi ebs
+endif
