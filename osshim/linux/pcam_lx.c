@@ -565,6 +565,7 @@ static int plx_eh_abort(struct scsi_cmnd *cmd)
 	gone = !c->in_core;
 	spin_unlock_irqrestore(&h->lock, flags);
 	if (!gone && plx_mgmt_free(h)) {
+		scmd_printk(KERN_WARNING, cmd, "pcam: eh_abort: asking the core\n");
 		memset(&h->mgmt, 0, sizeof(h->mgmt));
 		h->mgmt.func = PCAM_FN_ABORT;
 		h->mgmt.u.abort.victim = &c->ccb;
