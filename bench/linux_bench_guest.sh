@@ -47,7 +47,7 @@ done
 
 # 1999: 2,000 re-reads at offset 0 of 4 KiB and of 8 KiB, one process, pread
 for bs in 4 8; do
-  for rep in 1 2 3; do
+  for rep in 1 2 3 4 5; do
     i0=$(irqs)
     r=$(fiot --filename=/dev/$A --ioengine=psync --rw=randread --bs=${bs}k --size=${bs}k \
         --io_size=$((2000 * bs))k)

@@ -12,8 +12,8 @@
  *
  * Timeouts: the midlayer owns them (the block layer's request timeout
  * starts Linux's error handler, which calls our eh_* handlers, which ask
- * the core to abort or reset). The CCB carries twice that timeout plus
- * 10 s, so the core's own ladder only acts as a backstop if Linux's error
+ * the core to abort or reset). The CCB carries three times that timeout
+ * plus 30 s, so the core's own ladder only acts as a backstop if Linux's error
  * handler itself is stuck; two owners racing on one deadline would make
  * either's recovery unpredictable.
  *
@@ -357,7 +357,7 @@ static int plx_queuecommand(struct Scsi_Host *sh, struct scsi_cmnd *cmd)
 		io->tag_action = PCAM_TAG_SIMPLE;
 	}
 	to_ms = jiffies_to_msecs(scsi_cmd_to_rq(cmd)->timeout);
-	ccb->timeout_ms = to_ms * 2 + 10000;
+	ccb->timeout_ms = to_ms * 3 + 30000;
 	ccb->done = plx_io_done;
 	ccb->user = cmd;
 	memcpy(io->cdb, cmd->cmnd, cmd->cmd_len);
@@ -589,6 +589,7 @@ static int plx_eh_reset(struct scsi_cmnd *cmd, u8 func, int target, const char *
 
 	mutex_lock(&h->eh_mutex);
 	if (plx_mgmt_free(h)) {
+		shost_printk(KERN_WARNING, h->shost, "pcam: %s: asking the core\n", what);
 		memset(&h->mgmt, 0, sizeof(h->mgmt));
 		h->mgmt.func = func;
 		h->mgmt.target = (u8)sdev_id(cmd->device);

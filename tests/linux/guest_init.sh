@@ -98,6 +98,9 @@ echo 4 > /sys/block/$C/device/timeout
     if [ -z "$seen" ] && since | grep -q 'pcam: eh_abort: asking the core'; then
       say "EH-ABORT-SEEN uptime $(up)"; seen=1
     fi
+    if [ "$seen" = 1 ] && since | grep -q 'pcam: .* reset: asking the core'; then
+      say "EH-RESET-SEEN uptime $(up)"; seen=2
+    fi
     [ -e /tmp/hold-over ] && break
     sleep 0.2; n=$((n + 1))
   done

@@ -70,7 +70,15 @@ state=wait-ready
 while kill -0 $qpid 2>/dev/null; do
   case $state in
     wait-ready) grep -q 'PCAMT: HOLD-READY' "$LOG" && { mon 'qemu-io d2 "break read_aio hold"'; state=wait-eh; } ;;
-    wait-eh) grep -q 'PCAMT: EH-ABORT-SEEN' "$LOG" && { mon 'qemu-io d2 "resume hold"'; state=done; } ;;
+    # Held until Linux's handler has given up on the abort (the target
+    # holds the bus, so ABORT TASK cannot go out) and asks for a reset. A
+    # reset must not reach QEMU while blkdebug still holds the request: its
+    # bus reset drains the drive and would wait forever.
+    wait-eh) grep -q 'PCAMT: EH-ABORT-SEEN' "$LOG" && { state=wait-reset; t_abort=$(date +%s); } ;;
+    wait-reset)
+      if grep -q 'PCAMT: EH-RESET-SEEN' "$LOG" || [ $(($(date +%s) - t_abort)) -gt 120 ]; then
+        mon 'qemu-io d2 "resume hold"'; state=done
+      fi ;;
   esac
   sleep 0.3
 done
@@ -132,7 +140,9 @@ has "device reset went through pcam's handler" 'PCAMT-DMESG-RESET: .*pcam: devic
 has "bus reset went through pcam's handler" 'PCAMT-DMESG-RESET: .*pcam: bus reset: REQ_CMP -> SUCCESS'
 has "host reset went through pcam's handler" 'PCAMT-DMESG-RESET: .*pcam: host reset.*REQ_CMP -> SUCCESS'
 has "held request timed out into the EH" 'PCAMT-DMESG-EH: .*pcam: eh_abort: asking the core'
-has "pcam's abort answered the EH" 'PCAMT-DMESG-EH: .*pcam: eh_abort (SUCCESS|FAILED)'
+has "pcam's abort could not finish on a held bus" 'PCAMT-DMESG-EH: .*pcam: eh_abort FAILED'
+has "the EH escalated to a reset through pcam" 'PCAMT-DMESG-EH: .*pcam: (device|bus|host) reset: asking the core'
+has "a pcam reset brought the disk back" 'PCAMT-DMESG-EH: .*pcam: (device|bus|host) reset.*-> SUCCESS'
 has "the held read came back" 'PCAMT: hold reads=[0-9]+ held=1 last-rc=0'
 eq "the held read has the right data" "$(grep -a 'PCAMT: hold reads' "$W/serial.txt" | awk '{print $NF}')" "$exp_held"
 eq "I/O goes on after the EH" "$(val 'md5 after-eh ')" "$exp_held"
