@@ -41,11 +41,11 @@ boot() {  # $1 = pcam|esp
   while kill -0 $q 2>/dev/null; do
     if [ $st = 0 ] && grep -q 'PCAMB: REGS-READY' "$d/serial.log" 2>/dev/null; then
       for e in esp_mem_readb esp_mem_writeb esp_pci_dma_read esp_pci_dma_write scsi_req_parsed_lba; do
-        printf 'trace-event %s on\n' $e > "$d/mon.in"
+        timeout 20 sh -c 'printf "trace-event %s on\n" "$1" > "$2"' sh "$e" "$d/mon.in"
       done
       st=1
     elif [ $st = 1 ] && grep -q 'PCAMB: REGS-DONE' "$d/serial.log" 2>/dev/null; then
-      printf 'trace-event * off\n' > "$d/mon.in"
+      timeout 20 sh -c 'printf "trace-event * off\n" > "$1"' sh "$d/mon.in"
       st=2
     fi
     sleep 0.2
@@ -87,8 +87,11 @@ lat8='/reread8k/ '"$med"
   awk -v p4="$p4" -v p8="$p8" -v e4="$e4" -v e8="$e8" 'BEGIN {
     po = 2 * p4 - p8; eo = 2 * e4 - e8
     printf "| command overhead 2*t4 - t8, us | %.1f | %.1f | %.2fx |\n", po, eo, eo != 0 ? po / eo : 0
-    pr = (p8 > p4) ? 4096 / (p8 - p4) : 0; er = (e8 > e4) ? 4096 / (e8 - e4) : 0
-    printf "| transfer rate 4 KiB / (t8 - t4), MB/s | %.1f | %.1f | %.2fx |\n", pr, er, er != 0 ? pr / er : 0 }'
+    # t8 <= t4 happens: the 4 KiB difference is inside the noise here
+    ps = (p8 > p4) ? sprintf("%.1f", 4096 / (p8 - p4)) : "n/a (t8 <= t4)"
+    es = (e8 > e4) ? sprintf("%.1f", 4096 / (e8 - e4)) : "n/a (t8 <= t4)"
+    rs = (p8 > p4 && e8 > e4) ? sprintf("%.2fx", (e8 - e4) / (p8 - p4)) : "-"
+    printf "| transfer rate 4 KiB / (t8 - t4), MB/s | %s | %s | %s |\n", ps, es, rs }'
   row "1 KiB sequential reads/s, two disks at once" '/seq1k-two-disks/ {print $4}'
   row "interrupts per 4 KiB read (2,000 re-reads)" '/reread4k/ {s += $9; n++} END {printf "%.2f", s / n / 2000}'
   row "interrupts per 8 KiB read" '/reread8k/ {s += $9; n++} END {printf "%.2f", s / n / 2000}'

@@ -18,7 +18,7 @@ say "init kernel $(uname -r) uptime $(up)"
 
 for m in $(cat /etc/modules); do insmod "$M/$m" || say "insmod $m FAILED"; done
 load_pcam() {
-  insmod "$M/pcam_esp.ko"; say "insmod pcam_esp rc=$?"
+  insmod "$M/pcam_esp.ko" "$@"; say "insmod pcam_esp $* rc=$?"
 }
 # name of the sd disk at target $1 LUN $2 (sd probes asynchronously)
 dev_of() {
@@ -52,6 +52,10 @@ for t in 0 3; do
     if [ -e $s/$f ]; then say "spi target$t $f=$(cat $s/$f)"; else say "spi target$t $f=absent"; fi
   done
 done
+# a write sets the core's user limit and renegotiates on the next command
+for s in /sys/class/spi_transport/target*:0:0; do :; done  # (no glob in a redirection)
+echo 50 > $s/period; r1=$?; echo 8 > $s/offset; r2=$?
+say "spi write period rc=$r1 offset rc=$r2; then offset=$(cat $s/offset) md5 $(dd if=/dev/$A bs=64k count=16 iflag=direct 2>/dev/null | md5)"
 say "queue_type $A=$(cat /sys/block/$A/device/queue_type) depth=$(cat /sys/block/$A/device/queue_depth)"
 dmesg | grep -iE 'pcam|am53c974|esp' | pfx DMESG-ATTACH
 
@@ -142,7 +146,8 @@ echo "$pci" > /sys/bus/pci/drivers/pcam_esp/unbind; say "unbind $pci rc=$?"
 wait $reader; say "reader-during-unbind ended after $(cat /tmp/dd-unbind.rc)"
 rmmod pcam_esp; say "rmmod rc=$?"
 since | grep -E 'pcam|WARNING|BUG' | pfx DMESG-RMMOD
-load_pcam
+load_pcam depth=8 max_depth=16 sync_offset=0 aging=0
+for p in depth max_depth sync_offset aging; do say "param $p=$(cat /sys/module/pcam_esp/parameters/$p)"; done
 if wait_disks; then say "disks-again A=$A B=$B C=$C"; else say "disks-again MISSING"; fi
 say "md5 pattern-after-reload $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
 

@@ -65,7 +65,8 @@ nice -n 5 timeout 1500 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -displ
   -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=3,lun=0,serial=PCAM-D2 \
   > "$W/qemu.out" 2>&1 &
 qpid=$!
-mon() { printf '%s\n' "$1" > "$W/mon.in"; vm_log "monitor: $1"; }
+# (bounded: opening the FIFO would wait forever if QEMU had just exited)
+mon() { timeout 20 sh -c 'printf "%s\n" "$1" > "$2"' sh "$1" "$W/mon.in"; vm_log "monitor: $1"; }
 state=wait-ready
 while kill -0 $qpid 2>/dev/null; do
   case $state in
@@ -98,7 +99,7 @@ val() { grep -a "PCAMT: $1" "$W/serial.txt" | head -1 | sed "s/.*PCAMT: $1//" | 
 eq() { [ "$2" = "$3" ] && ok "$1 ($2)" || bad "$1: got '$2', want '$3'"; }
 
 has "guest finished every step" 'PCAMT: DONE'
-has "pcam_esp loaded" 'PCAMT: insmod pcam_esp rc=0'
+has "pcam_esp loaded" 'PCAMT: insmod pcam_esp  rc=0'
 has "sd attached at 0:0, 3:0 and 3:2" 'PCAMT: disks A=sd[a-z] B=sd[a-z] C=sd[a-z]'
 A=$(sed -n 's/.*PCAMT: disks A=\(sd[a-z]*\) .*/\1/p' "$W/serial.txt" | head -1)
 eq "disk 0:0 size in sectors" "$(val "size $A ")" $((32 * 2048))
@@ -113,6 +114,10 @@ for t in 0 3; do
   # hidden by the transport class for a narrow host and a target without PPR
   for f in width iu qas; do eq "spi target$t $f" "$(val "spi target$t $f=")" absent; done
 done
+exp_first=$(dd if="$W/disk0.img" bs=64k count=16 2>/dev/null | md5f)
+has "SPI writes accepted" 'PCAMT: spi write period rc=0 offset rc=0'
+# the model swallows the SDTR the new limits ask for: still asynchronous
+eq "after the SPI writes: still asynchronous, disk reads" "$(grep -a 'PCAMT: spi write' "$W/serial.txt" | sed 's/.*then //')" "offset=0 md5 $exp_first"
 has "untagged (the model's bus has no TCQ), depth 2" 'PCAMT: queue_type .*=none depth=2'
 eq "whole-disk checksum equals the host image" "$(val "md5 whole $A ")" "$exp_whole"
 eq "pattern read back in the guest" "$(val 'md5 pattern-readback ')" "$exp_pat"
@@ -152,6 +157,9 @@ has "unbind during I/O returned" 'PCAMT: unbind 0000:[0-9a-f:.]+ rc=0'
 has "the reader during unbind ended" 'PCAMT: reader-during-unbind ended after'
 has "remove left no command in the core" 'PCAMT-DMESG-RMMOD: .*pcam: bus shut down, chip reset, no command left'
 has "rmmod" 'PCAMT: rmmod rc=0'
+has "insmod again with parameters" 'PCAMT: insmod pcam_esp depth=8 max_depth=16 sync_offset=0 aging=0 rc=0'
+eq "parameter depth" "$(val 'param depth=')" 8
+eq "parameter aging" "$(val 'param aging=')" 0
 has "insmod again finds the disks" 'PCAMT: disks-again A=sd'
 eq "data after reload" "$(val 'md5 pattern-after-reload ')" "$exp_pat"
 eq "no kernel WARNING/BUG/Oops" "$(val 'kernel-bugs ')" 0

@@ -29,7 +29,10 @@ vm_kernel() {
   if [ ! -e "$KROOT/boot/vmlinuz-$KVER" ]; then
     vm_log "fetching linux-image-$KVER from Debian's archive into $cache"
     rm -rf "$cache/debs" "$KROOT"; mkdir -p "$cache/debs"
+    # A clean machine may have no package lists yet: fetch them once (root).
     (cd "$cache/debs" && apt-get download "linux-image-$KVER" >/dev/null 2>&1) ||
+      { [ "$(id -u)" -eq 0 ] && apt-get update -qq >/dev/null 2>&1 &&
+        (cd "$cache/debs" && apt-get download "linux-image-$KVER" >/dev/null 2>&1); } ||
       vm_die "apt-get download linux-image-$KVER failed (is Debian's archive reachable?)"
     dpkg -x "$cache/debs/linux-image-${KVER}_"*.deb "$KROOT.tmp" && mv "$KROOT.tmp" "$KROOT" ||
       vm_die "dpkg -x failed"
