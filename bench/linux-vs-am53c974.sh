@@ -8,6 +8,7 @@
 # switched on through the monitor only for that window (tracing slows TCG,
 # so every timed figure comes from untraced parts of the boot).
 # usage: sh bench/linux-vs-am53c974.sh [WORK_DIR]   (default build/linux-bench)
+#        LINUX_BENCH_ONLY=pcam|esp: one boot, its facts only
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$SRC/build/linux-bench}
@@ -59,6 +60,10 @@ boot() {  # $1 = pcam|esp
        on && /esp_mem_writeb/ {w++} on && /esp_pci_dma_write/ {w++}
        END {printf "PCAMB: regs reads %d writes %d\n", r, w}' "$d/trace.log" >> "$d/facts"
 }
+# LINUX_BENCH_ONLY=pcam|esp boots one driver and prints its facts only
+case ${LINUX_BENCH_ONLY:-} in
+  pcam|esp) boot "$LINUX_BENCH_ONLY"; exit 0 ;;
+esac
 boot pcam
 boot esp
 
