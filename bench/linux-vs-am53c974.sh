@@ -103,4 +103,5 @@ lat8='/reread8k/ '"$med"
   row "interrupts per random 4 KiB read, depth 1" '/randread4k qd=1 / {printf "%.2f", $9 / $7}'
   row "chip register reads per 4 KiB read" '/regs reads/ {printf "%.1f", $4 / 1000}'
   row "chip register writes per 4 KiB read" '/regs reads/ {printf "%.1f", $6 / 1000}'
+  row "all chip register accesses per 4 KiB read" '/regs reads/ {printf "%.1f", ($4 + $6) / 1000}'
 } | tee "$WORK/table.md"

@@ -469,33 +469,46 @@ static void plx_mgmt_done(pcam_ccb *ccb)
 {
 	struct plx_host *h = ccb->user;
 
-	h->mgmt_done = true;
+	container_of(ccb, struct plx_mgmt, ccb)->done = true;
 	wake_up_all(&h->wq);
 }
 
-/* Run h->mgmt (filled by the caller) and wait for it; eh_mutex held.
- * Returns its status, or 0xFFFFFFFF if the core did not finish in time (the
- * CCB then stays owned by the core until it does). */
-static u32 plx_mgmt(struct plx_host *h, unsigned int wait_ms)
+/* The CCB of an earlier handler that gave up may still be in the core. */
+static bool plx_mgmt_free(struct plx_host *h, int slot)
 {
-	unsigned long flags;
-
-	h->mgmt.user = h;
-	h->mgmt.done = plx_mgmt_done;
-	spin_lock_irqsave(&h->lock, flags);
-	h->mgmt_done = false;
-	pcam_action(&h->bus, &h->mgmt);
-	plx_arm_timer(h);
-	spin_unlock_irqrestore(&h->lock, flags);
-	if (!wait_event_timeout(h->wq, READ_ONCE(h->mgmt_done), msecs_to_jiffies(wait_ms)))
-		return 0xFFFFFFFFu;
-	return h->mgmt.status;
+	return h->mgmt[slot].ccb.priv.state == 0 || READ_ONCE(h->mgmt[slot].done);
 }
 
-/* The mgmt CCB of an earlier handler that gave up may still be in the core. */
-static bool plx_mgmt_free(struct plx_host *h)
+/* Prepare slot's CCB for func, or NULL while the core still owns it. */
+static pcam_ccb *plx_mgmt_get(struct plx_host *h, int slot, u8 func)
 {
-	return h->mgmt.priv.state == 0 || READ_ONCE(h->mgmt_done);
+	pcam_ccb *ccb = &h->mgmt[slot].ccb;
+
+	if (!plx_mgmt_free(h, slot))
+		return NULL;
+	memset(ccb, 0, sizeof(*ccb));
+	ccb->func = func;
+	return ccb;
+}
+
+/* Run a slot's CCB (filled by the caller) and wait for it; eh_mutex held.
+ * Returns its status, or 0xFFFFFFFF if the core did not finish in time (the
+ * CCB then stays owned by the core until it does). */
+static u32 plx_mgmt(struct plx_host *h, int slot, unsigned int wait_ms)
+{
+	struct plx_mgmt *m = &h->mgmt[slot];
+	unsigned long flags;
+
+	m->ccb.user = h;
+	m->ccb.done = plx_mgmt_done;
+	spin_lock_irqsave(&h->lock, flags);
+	m->done = false;
+	pcam_action(&h->bus, &m->ccb);
+	plx_arm_timer(h);
+	spin_unlock_irqrestore(&h->lock, flags);
+	if (!wait_event_timeout(h->wq, READ_ONCE(m->done), msecs_to_jiffies(wait_ms)))
+		return 0xFFFFFFFFu;
+	return m->ccb.status;
 }
 
 /* How long a handler waits: every rung of the core's ladder plus a settle. */
@@ -557,6 +570,7 @@ static int plx_eh_abort(struct scsi_cmnd *cmd)
 	struct plx_host *h = shost_priv(cmd->device->host);
 	struct plx_cmd *c = scsi_cmd_priv(cmd);
 	unsigned long flags;
+	pcam_ccb *ab;
 	bool gone;
 	u32 st;
 
@@ -564,12 +578,11 @@ static int plx_eh_abort(struct scsi_cmnd *cmd)
 	spin_lock_irqsave(&h->lock, flags);
 	gone = !c->in_core;
 	spin_unlock_irqrestore(&h->lock, flags);
-	if (!gone && plx_mgmt_free(h)) {
+	ab = gone ? NULL : plx_mgmt_get(h, PLX_M_ABORT, PCAM_FN_ABORT);
+	if (ab) {
 		scmd_printk(KERN_WARNING, cmd, "pcam: eh_abort: asking the core\n");
-		memset(&h->mgmt, 0, sizeof(h->mgmt));
-		h->mgmt.func = PCAM_FN_ABORT;
-		h->mgmt.u.abort.victim = &c->ccb;
-		st = plx_mgmt(h, plx_eh_wait_ms(h));
+		ab->u.abort.victim = &c->ccb;
+		st = plx_mgmt(h, PLX_M_ABORT, plx_eh_wait_ms(h));
 		scmd_printk(KERN_WARNING, cmd, "pcam: abort requested: %s\n",
 			    st == 0xFFFFFFFFu ? "no answer" : pcam_status_name(st));
 		gone = wait_event_timeout(h->wq, !READ_ONCE(c->in_core),
@@ -584,17 +597,18 @@ static int plx_eh_abort(struct scsi_cmnd *cmd)
 static int plx_eh_reset(struct scsi_cmnd *cmd, u8 func, int target, const char *what)
 {
 	struct plx_host *h = shost_priv(cmd->device->host);
+	int slot = func == PCAM_FN_RESET_DEV ? PLX_M_DEV : PLX_M_BUS;
 	bool ok = false;
 	u32 st = 0xFFFFFFFFu;
+	pcam_ccb *r;
 
 	mutex_lock(&h->eh_mutex);
-	if (plx_mgmt_free(h)) {
+	r = plx_mgmt_get(h, slot, func);
+	if (r) {
 		shost_printk(KERN_WARNING, h->shost, "pcam: %s: asking the core\n", what);
-		memset(&h->mgmt, 0, sizeof(h->mgmt));
-		h->mgmt.func = func;
-		h->mgmt.target = (u8)sdev_id(cmd->device);
-		h->mgmt.lun = (u8)cmd->device->lun;
-		st = plx_mgmt(h, plx_eh_wait_ms(h));
+		r->target = (u8)sdev_id(cmd->device);
+		r->lun = (u8)cmd->device->lun;
+		st = plx_mgmt(h, slot, plx_eh_wait_ms(h));
 		ok = (st & PCAM_STATUS_MASK) == PCAM_REQ_CMP;
 		/* Inside Linux's error handler every command still out is the
 		 * handler's; from an ioctl (sg_reset) the others are live I/O the
@@ -677,9 +691,8 @@ static int plx_scan(struct plx_host *h)
 	u32 st;
 
 	mutex_lock(&h->eh_mutex);
-	memset(&h->mgmt, 0, sizeof(h->mgmt));
-	h->mgmt.func = PCAM_FN_SCAN_BUS;
-	st = plx_mgmt(h, 120000);
+	plx_mgmt_get(h, PLX_M_BUS, PCAM_FN_SCAN_BUS); /* free: nothing ran yet */
+	st = plx_mgmt(h, PLX_M_BUS, 120000);
 	mutex_unlock(&h->eh_mutex);
 	if ((st & PCAM_STATUS_MASK) != PCAM_REQ_CMP) {
 		dev_err(&h->pdev->dev, "bus scan failed: %s\n",

@@ -28,6 +28,7 @@
 /* Scatter-gather elements per command (one DMA run each on this chip). */
 #define PLX_SG 128
 #define PLX_LUNS 8
+enum { PLX_M_ABORT, PLX_M_DEV, PLX_M_BUS };
 
 /* Per-command private data (scsi_cmd_priv). */
 struct plx_cmd {
@@ -54,8 +55,12 @@ struct plx_host {
 	bool single_mapped;	/* a dma_map_single() mapping is out */
 	dma_addr_t single_addr;
 	bool dying;
-	pcam_ccb mgmt;		/* abort/reset/scan CCB, under eh_mutex */
-	bool mgmt_done;
+	/* One management CCB per rung, so a step the core has not finished
+	 * (its CCB still owned by the core) never blocks the next rung. */
+	struct plx_mgmt {
+		pcam_ccb ccb;
+		bool done;
+	} mgmt[3];		/* PLX_M_*, used under eh_mutex */
 	bool tagged[PCAM_MAX_TARGETS][PLX_LUNS];
 	pcam_platform plat;
 	pcam_hal hal;
