@@ -295,6 +295,11 @@ static void plx_io_done(pcam_ccb *ccb)
 	struct plx_host *h = shost_priv(cmd->device->host);
 	u32 st = ccb->status;
 
+	/* The core's contract: once. A second completion would be a core bug;
+	 * say so loudly instead of completing a reused command. */
+	if (WARN_ON_ONCE(!c->in_core))
+		return;
+	h->completed++;
 	list_del(&c->node);
 	c->in_core = false;
 	if (h->last_hit == c)
@@ -374,6 +379,7 @@ static int plx_queuecommand(struct Scsi_Host *sh, struct scsi_cmnd *cmd)
 	spin_lock_irqsave(&h->lock, flags);
 	list_add_tail(&c->node, &h->inflight);
 	c->in_core = true;
+	h->submitted++;
 	pcam_action(&h->bus, ccb);
 	plx_arm_timer(h);
 	spin_unlock_irqrestore(&h->lock, flags);
@@ -833,7 +839,8 @@ static void plx_remove(struct pci_dev *pdev)
 	spin_unlock_irqrestore(&h->lock, flags);
 	hrtimer_cancel(&h->timer);
 	free_irq(pdev->irq, h);
-	dev_info(&pdev->dev, "pcam: bus shut down, chip reset, %s\n",
+	dev_info(&pdev->dev, "pcam: bus shut down, chip reset, %llu commands in, %llu completed, %s\n",
+		 h->submitted, h->completed,
 		 list_empty(&h->inflight) ? "no command left" : "COMMANDS LEFT");
 	scsi_host_put(h->shost);
 }

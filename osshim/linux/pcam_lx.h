@@ -55,6 +55,7 @@ struct plx_host {
 	bool single_mapped;	/* a dma_map_single() mapping is out */
 	dma_addr_t single_addr;
 	bool dying;
+	u64 submitted, completed;	/* SCSI I/O CCBs handed to / back from the core */
 	/* One management CCB per rung, so a step the core has not finished
 	 * (its CCB still owned by the core) never blocks the next rung. */
 	struct plx_mgmt {

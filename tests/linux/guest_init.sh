@@ -129,10 +129,10 @@ echo 30 > /sys/block/$C/device/timeout
 # below the bad block; LUN 2 is left alone after the resets: QEMU 7.2 loses
 # the UNIT ATTENTION sense of a LUN above 0, see test_linux_boot.sh)
 fio --name=w --filename=/dev/$A --direct=1 --ioengine=libaio --iodepth=4 --rw=randwrite \
-  --bs=4k --size=2M --offset=4M --offset_increment=2M --numjobs=3 --verify=crc32c \
+  --bs=4k --size=2M --loops=3 --offset=4M --offset_increment=2M --numjobs=3 --verify=crc32c \
   --verify_fatal=1 --do_verify=1 --group_reporting=0 \
   --name=r --filename=/dev/$C --direct=1 --ioengine=psync --rw=randread \
-  --bs=4k --size=4M > /tmp/fio 2>&1; say "fio rc=$?"
+  --bs=4k --size=4M --loops=3 > /tmp/fio 2>&1; say "fio rc=$?"
 grep -E 'err=|verify|READ:|WRITE:' /tmp/fio | pfx FIO
 
 # ---- unbind while reading, rmmod, insmod again

@@ -155,7 +155,9 @@ has "fio: writers and readers, verified, no error" 'PCAMT: fio rc=0'
 if grep -aE 'PCAMT-FIO: .*err= *[1-9]' "$W/serial.txt"; then bad "a fio job reported an error"; else ok "no fio job error"; fi
 has "unbind during I/O returned" 'PCAMT: unbind 0000:[0-9a-f:.]+ rc=0'
 has "the reader during unbind ended" 'PCAMT: reader-during-unbind ended after'
-has "remove left no command in the core" 'PCAMT-DMESG-RMMOD: .*pcam: bus shut down, chip reset, no command left'
+has "remove left no command in the core" 'PCAMT-DMESG-RMMOD: .*pcam: bus shut down, chip reset, .*no command left'
+inout=$(sed -n 's/.*PCAMT-DMESG-RMMOD: .*chip reset, \([0-9]*\) commands in, \([0-9]*\) completed.*/\1 \2/p' "$W/serial.txt" | head -1)
+eq "every command handed to the core came back exactly once" "$(echo "$inout" | awk '$1 > 0 && $1 == $2 {print "equal"}')" equal
 has "rmmod" 'PCAMT: rmmod rc=0'
 has "insmod again with parameters" 'PCAMT: insmod pcam_esp depth=8 max_depth=16 sync_offset=0 aging=0 rc=0'
 eq "parameter depth" "$(val 'param depth=')" 8
