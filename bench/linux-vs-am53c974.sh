@@ -9,6 +9,7 @@
 # so every timed figure comes from untraced parts of the boot).
 # usage: sh bench/linux-vs-am53c974.sh [WORK_DIR]   (default build/linux-bench)
 #        LINUX_BENCH_ONLY=pcam|esp: one boot, its facts only
+#        LINUX_BENCH_ARGS="pcam_esp.aging=0 ...": module parameters for pcam_esp
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$SRC/build/linux-bench}
@@ -31,7 +32,7 @@ boot() {  # $1 = pcam|esp
   timeout 1200 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none -no-reboot \
     -nodefaults -nic none -serial "file:$d/serial.log" -D "$d/trace.log" \
     -chardev "pipe,id=mon0,path=$d/mon" -mon chardev=mon0,mode=readline \
-    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$1" \
+    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$1 ${LINUX_BENCH_ARGS:-}" \
     -device am53c974,id=scsi0 \
     -drive "if=none,id=d0,file=$W/disk0.img,format=raw,snapshot=on" \
     -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0 \

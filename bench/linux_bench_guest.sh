@@ -17,7 +17,10 @@ for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done
 if [ "$drv" = esp ]; then
   for m in $(cat /etc/modules.am53c974); do insmod "$M/$m"; done
 else
-  insmod "$M/pcam_esp.ko"
+  # pcam_esp.NAME=VALUE words on the kernel command line become parameters
+  args=""
+  for w in $(cat /proc/cmdline); do case $w in pcam_esp.*) args="$args ${w#pcam_esp.}" ;; esac; done
+  insmod "$M/pcam_esp.ko" $args
 fi
 dev_of() {
   for d in /sys/class/scsi_disk/*:0:"$1":0/device/block/*; do [ -e "$d" ] && basename "$d"; done
