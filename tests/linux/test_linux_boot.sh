@@ -52,7 +52,7 @@ LOG=$W/serial.log
 : > "$LOG"
 cat "$W/mon.out" > "$W/monitor.log" &
 catpid=$!
-nice -n 5 timeout 1500 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none \
+nice -n 5 timeout 900 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none \
   -no-reboot -nodefaults -nic none -serial "file:$LOG" \
   -chardev "pipe,id=mon0,path=$W/mon" -mon chardev=mon0,mode=readline \
   -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet" \
