@@ -133,35 +133,15 @@ static void plx_log(void *ctx, pcam_log_level level, const char *line)
 	}
 }
 
-static u8 plx_rd8(void *ctx, uintptr_t a)
-{
-	return ioread8(((struct plx_host *)ctx)->regs + a);
-}
-
-static u16 plx_rd16(void *ctx, uintptr_t a)
-{
-	return ioread16(((struct plx_host *)ctx)->regs + a);
-}
-
-static u32 plx_rd32(void *ctx, uintptr_t a)
-{
-	return ioread32(((struct plx_host *)ctx)->regs + a);
-}
-
-static void plx_wr8(void *ctx, uintptr_t a, u8 v)
-{
-	iowrite8(v, ((struct plx_host *)ctx)->regs + a);
-}
-
-static void plx_wr16(void *ctx, uintptr_t a, u16 v)
-{
-	iowrite16(v, ((struct plx_host *)ctx)->regs + a);
-}
-
-static void plx_wr32(void *ctx, uintptr_t a, u32 v)
-{
-	iowrite32(v, ((struct plx_host *)ctx)->regs + a);
-}
+/* Register access: the back-end's addresses are offsets into BAR0. */
+#define PLX_IO(bits) \
+	static u##bits plx_rd##bits(void *ctx, uintptr_t a) \
+	{ return ioread##bits(((struct plx_host *)ctx)->regs + a); } \
+	static void plx_wr##bits(void *ctx, uintptr_t a, u##bits v) \
+	{ iowrite##bits(v, ((struct plx_host *)ctx)->regs + a); }
+PLX_IO(8)
+PLX_IO(16)
+PLX_IO(32)
 
 static bool plx_sg_lookup(struct plx_cmd *c, u8 *va, size_t len, u64 *bus)
 {
@@ -793,6 +773,9 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		rc = -EINVAL;
 		goto free;
 	}
+	/* Queue limits from the chip's capabilities, capped by our SG array. */
+	sh->sg_tablesize = min_t(u32, PLX_SG, caps.max_sg);
+	sh->max_sectors = min_t(u32, plx_template.max_sectors, caps.max_xfer / 512);
 	sh->max_id = caps.max_targets;
 	sh->max_lun = PLX_LUNS;
 	sh->max_channel = 0;
