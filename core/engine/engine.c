@@ -224,7 +224,7 @@ static void start_mgmt(pcam_bus *bus, pcam_ccb *ccb)
 /* Kept out of line so the quick "nothing to start" answer does not pay for
  * the loop's register saves on every chip event. */
 #if defined(__GNUC__) || defined(__clang__)
-#define ENG_NOINLINE __attribute__((noinline))
+#define ENG_NOINLINE __attribute__((__noinline__)) /* reserved spelling: kernels define noinline */
 #else
 #define ENG_NOINLINE
 #endif

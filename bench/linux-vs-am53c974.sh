@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Benchmark (not a test): boots Debian's kernel under QEMU TCG on the same
+# AM53C974 and disk images twice, once with pcam_esp.ko and once with Linux's
+# own esp_scsi + am53c974, runs the same workloads (linux_bench_guest.sh) and
+# prints both columns and their ratio. Register accesses per I/O are QEMU's
+# esp trace events counted on the host between two marker reads, with tracing
+# switched on through the monitor only for that window (tracing slows TCG,
+# so every timed figure comes from untraced parts of the boot).
+# usage: sh bench/linux-vs-am53c974.sh [WORK_DIR]   (default build/linux-bench)
+#        LINUX_BENCH_ONLY=pcam|esp: one boot, its facts only
+#        LINUX_BENCH_ARGS="pcam_esp.aging=0 ...": module parameters for pcam_esp
+set -eu
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${1:-$SRC/build/linux-bench}
+mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
+. "$SRC/tests/linux/vm_lib.sh"
+vm_kernel
+vm_module
+W=$WORK/vm
+rm -rf "$W"; mkdir -p "$W"
+vm_pattern_image "$W/disk0.img" 64
+vm_pattern_image "$W/disk1.img" 16
+vm_initramfs "$SRC/bench/linux_bench_guest.sh" "$W/initrd.cpio"
+
+boot() {  # $1 = pcam|esp
+  d=$W/$1
+  rm -rf "$d"; mkdir -p "$d"
+  mkfifo "$d/mon.in" "$d/mon.out"
+  cat "$d/mon.out" > "$d/monitor.log" &
+  cat_pid=$!
+  timeout 1200 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none -no-reboot \
+    -nodefaults -nic none -serial "file:$d/serial.log" -D "$d/trace.log" \
+    -chardev "pipe,id=mon0,path=$d/mon" -mon chardev=mon0,mode=readline \
+    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$1 ${LINUX_BENCH_ARGS:-}" \
+    -device am53c974,id=scsi0 \
+    -drive "if=none,id=d0,file=$W/disk0.img,format=raw,snapshot=on" \
+    -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0 \
+    -drive "if=none,id=d1,file=$W/disk1.img,format=raw,snapshot=on" \
+    -device scsi-hd,drive=d1,bus=scsi0.0,scsi-id=3 > "$d/qemu.out" 2>&1 &
+  q=$!
+  st=0
+  while kill -0 $q 2>/dev/null; do
+    if [ $st = 0 ] && grep -q 'PCAMB: REGS-READY' "$d/serial.log" 2>/dev/null; then
+      for e in esp_mem_readb esp_mem_writeb esp_pci_dma_read esp_pci_dma_write scsi_req_parsed_lba; do
+        timeout 20 sh -c 'printf "trace-event %s on\n" "$1" > "$2"' sh "$e" "$d/mon.in"
+      done
+      st=1
+    elif [ $st = 1 ] && grep -q 'PCAMB: REGS-DONE' "$d/serial.log" 2>/dev/null; then
+      timeout 20 sh -c 'printf "trace-event * off\n" > "$1"' sh "$d/mon.in"
+      st=2
+    fi
+    sleep 0.2
+  done
+  wait $q || echo "linux-bench: qemu for $1 exited with $?"
+  kill $cat_pid 2>/dev/null || true
+  tr -d '\r' < "$d/serial.log" | grep -a 'PCAMB' > "$d/facts" || true
+  cat "$d/facts"
+  awk '/scsi_req_parsed_lba.* lba 7777/ {on = 1; next} /scsi_req_parsed_lba.* lba 8888/ {on = 0}
+       on && /esp_mem_readb/ {r++} on && /esp_pci_dma_read/ {r++}
+       on && /esp_mem_writeb/ {w++} on && /esp_pci_dma_write/ {w++}
+       END {printf "PCAMB: regs reads %d writes %d\n", r, w}' "$d/trace.log" >> "$d/facts"
+}
+# LINUX_BENCH_ONLY=pcam|esp boots one driver and prints its facts only
+case ${LINUX_BENCH_ONLY:-} in
+  pcam|esp) boot "$LINUX_BENCH_ONLY"; exit 0 ;;
+esac
+boot pcam
+boot esp
+
+get() {  # driver, awk program over its facts
+  awk "$2" "$W/$1/facts"
+}
+row() {  # label, awk program printing one number
+  p=$(get pcam "$2"); e=$(get esp "$2")
+  awk -v l="$1" -v p="$p" -v e="$e" -v better="${3:-high}" 'BEGIN {
+    r = (e + 0 != 0) ? p / e : 0
+    printf "| %s | %s | %s | %.2fx |\n", l, p, e, r }'
+}
+med='{v[n++] = $5} END {for (i = 1; i < n; i++) {x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x}; printf "%.1f", (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2}'
+qd_deep='/randread4k qd=/ && !/qd=1 / {print $5; exit}'
+# medians of the repetitions: other load on the host skews single runs
+lat4='/reread4k/ '"$med"
+lat8='/reread8k/ '"$med"
+{
+  echo "| per driver (TCG, one vCPU, $(date -u +%Y-%m-%d)) | pcam_esp | am53c974 | pcam / am53c974 |"
+  echo "|---|---|---|---|"
+  row "4 KiB O_DIRECT random reads/s, depth 1 (fio libaio)" '/randread4k qd=1 / {print $5}'
+  row "the same at the deepest depth ($(get pcam '/randread4k/ && !/qd=1 / {print $3}') / $(get esp '/randread4k/ && !/qd=1 / {print $3}'))" "$qd_deep"
+  row "time of a 4 KiB re-read at offset 0, us (t4, median of 5 x 2,000)" "$lat4"
+  row "time of an 8 KiB re-read at offset 0, us (t8, median of 5 x 2,000)" "$lat8"
+  p4=$(get pcam "$lat4"); p8=$(get pcam "$lat8"); e4=$(get esp "$lat4"); e8=$(get esp "$lat8")
+  awk -v p4="$p4" -v p8="$p8" -v e4="$e4" -v e8="$e8" 'BEGIN {
+    po = 2 * p4 - p8; eo = 2 * e4 - e8
+    printf "| command overhead 2*t4 - t8, us | %.1f | %.1f | %.2fx |\n", po, eo, eo != 0 ? po / eo : 0
+    # t8 <= t4 happens: the 4 KiB difference is inside the noise here
+    ps = (p8 > p4) ? sprintf("%.1f", 4096 / (p8 - p4)) : "n/a (t8 <= t4)"
+    es = (e8 > e4) ? sprintf("%.1f", 4096 / (e8 - e4)) : "n/a (t8 <= t4)"
+    rs = (p8 > p4 && e8 > e4) ? sprintf("%.2fx", (e8 - e4) / (p8 - p4)) : "-"
+    printf "| transfer rate 4 KiB / (t8 - t4), MB/s | %s | %s | %s |\n", ps, es, rs }'
+  row "1 KiB sequential reads/s, two disks at once" '/seq1k-two-disks/ {print $4}'
+  row "interrupts per 4 KiB read (2,000 re-reads)" '/reread4k/ {s += $9; n++} END {printf "%.2f", s / n / 2000}'
+  row "interrupts per 8 KiB read" '/reread8k/ {s += $9; n++} END {printf "%.2f", s / n / 2000}'
+  row "interrupts per random 4 KiB read, depth 1" '/randread4k qd=1 / {printf "%.2f", $9 / $7}'
+  row "chip register reads per 4 KiB read" '/regs reads/ {printf "%.1f", $4 / 1000}'
+  row "chip register writes per 4 KiB read" '/regs reads/ {printf "%.1f", $6 / 1000}'
+  row "all chip register accesses per 4 KiB read" '/regs reads/ {printf "%.1f", ($4 + $6) / 1000}'
+} | tee "$WORK/table.md"

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The Linux shim's private state, shared by its files: one pcam bus on one
+ * AM53C974 per SCSI host. The shim only translates between the SCSI
+ * midlayer and the CCB API; every policy (queueing, tags, negotiation,
+ * recovery) stays in core/. Never call into the core without h->lock.
+ */
+#ifndef PCAM_LX_H
+#define PCAM_LX_H
+
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_host.h>
+
+/* pcam_bus_storage.h has a field named "current", which is a macro in
+ * kernel code; the glue never touches that field. */
+#pragma push_macro("current")
+#undef current
+#include "pcam/pcam.h"
+#include "pcam/pcam_esp.h"
+#pragma pop_macro("current")
+
+/* Scatter-gather elements per command (one DMA run each on this chip). */
+#define PLX_SG 128
+#define PLX_LUNS 8
+enum { PLX_M_ABORT, PLX_M_DEV, PLX_M_BUS };
+
+/* Per-command private data (scsi_cmd_priv). */
+struct plx_cmd {
+	pcam_ccb ccb;
+	struct list_head node;	/* on plx_host::inflight while the core owns ccb */
+	bool in_core;
+	bool mapped;		/* sg[] is scsi_dma_map()'s list, one to one */
+	bool drained;		/* plx_drain() asked the core to abort it */
+	u16 nseg;
+	pcam_sg sg[PLX_SG];
+};
+
+struct plx_host {
+	struct Scsi_Host *shost;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	spinlock_t lock;	/* the bus lock: held around every core entry */
+	struct mutex eh_mutex;	/* one management request of ours at a time */
+	wait_queue_head_t wq;	/* management and EH waits */
+	struct hrtimer timer;
+	u64 armed;		/* expiry of the armed timer, U64_MAX = none */
+	struct list_head inflight;
+	struct plx_cmd *last_hit;	/* dma_map lookup cache */
+	bool single_mapped;	/* a dma_map_single() mapping is out */
+	dma_addr_t single_addr;
+	bool dying;
+	u64 submitted, completed;	/* SCSI I/O CCBs handed to / back from the core */
+	/* One management CCB per rung, so a step the core has not finished
+	 * (its CCB still owned by the core) never blocks the next rung. */
+	struct plx_mgmt {
+		pcam_ccb ccb;
+		bool done;
+	} mgmt[3];		/* PLX_M_*, used under eh_mutex */
+	bool tagged[PCAM_MAX_TARGETS][PLX_LUNS];
+	pcam_platform plat;
+	pcam_hal hal;
+	pcam_esp esp;
+	pcam_lun luns[PCAM_MAX_TARGETS * PLX_LUNS];
+	pcam_bus bus;
+};
+
+/* Settings from module parameters (pcam_lx.c). */
+extern bool plx_param_tags;
+
+/* The bus lock must be held; arms the timer for the core's next deadline. */
+void plx_arm_timer(struct plx_host *h);
+/* Run a CCB the core finishes before pcam_action() returns (lock held). */
+u32 plx_sync_action(struct plx_host *h, pcam_ccb *ccb);
+void plx_nop_done(pcam_ccb *ccb);
+
+/* pcam_lx_spi.c: the SPI transport class. */
+struct scsi_transport_template *plx_spi_attach(void);
+void plx_spi_release(struct scsi_transport_template *t);
+
+#endif /* PCAM_LX_H */

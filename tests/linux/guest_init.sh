@@ -1,0 +1,157 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# /init of the tests/linux guest: loads pcam_esp.ko under Debian's kernel and
+# runs every check of the one boot in sequence, printing facts as
+# "PCAMT: ..." lines on the serial console. It decides nothing: the host
+# compares the facts with its own expectations (the images, QEMU's config).
+# Must never wait without a bound: every loop has a limit.
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+KVER=$(cat /etc/kver)
+M=/lib/modules/$KVER
+say() { echo "PCAMT: $*"; }
+pfx() { sed "s/^/PCAMT-$1: /"; }
+up() { cut -d' ' -f1 /proc/uptime; }
+say "init kernel $(uname -r) uptime $(up)"
+
+for m in $(cat /etc/modules); do insmod "$M/$m" || say "insmod $m FAILED"; done
+load_pcam() {
+  insmod "$M/pcam_esp.ko" "$@"; say "insmod pcam_esp $* rc=$?"
+}
+# name of the sd disk at target $1 LUN $2 (sd probes asynchronously)
+dev_of() {
+  for d in /sys/class/scsi_disk/*:0:"$1":"$2"/device/block/*; do
+    [ -e "$d" ] && basename "$d"
+  done
+}
+wait_disks() {
+  i=0
+  while [ $i -lt 600 ]; do
+    A=$(dev_of 0 0); B=$(dev_of 3 2); C=$(dev_of 3 0)
+    [ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] && [ -b "/dev/$A" ] && [ -b "/dev/$B" ] && [ -b "/dev/$C" ] && return 0
+    sleep 0.1; i=$((i + 1))
+  done
+  return 1
+}
+md5() { md5sum | cut -d' ' -f1; }
+# kernel messages since the last mark
+mark() { DM=$(dmesg | wc -l); }
+since() { dmesg | tail -n +$((DM + 1)); }
+secs() { cut -d. -f1 /proc/uptime; }
+
+# ---- attach
+load_pcam
+if wait_disks; then say "disks A=$A B=$B C=$C uptime $(up)"; else say "disks MISSING"; fi
+for d in $A $B $C; do say "size $d $(cat /sys/block/$d/size)"; done
+lsscsi | pfx LSSCSI
+for t in 0 3; do
+  s=/sys/class/spi_transport/target*:0:$t
+  for f in period offset width dt iu qas; do
+    if [ -e $s/$f ]; then say "spi target$t $f=$(cat $s/$f)"; else say "spi target$t $f=absent"; fi
+  done
+done
+# a write sets the core's user limit and renegotiates on the next command
+for s in /sys/class/spi_transport/target*:0:0; do :; done  # (no glob in a redirection)
+echo 50 > $s/period; r1=$?; echo 8 > $s/offset; r2=$?
+say "spi write period rc=$r1 offset rc=$r2; then offset=$(cat $s/offset) md5 $(dd if=/dev/$A bs=64k count=16 iflag=direct 2>/dev/null | md5)"
+say "queue_type $A=$(cat /sys/block/$A/device/queue_type) depth=$(cat /sys/block/$A/device/queue_depth)"
+dmesg | grep -iE 'pcam|am53c974|esp' | pfx DMESG-ATTACH
+
+# ---- whole disk read, then a pattern written in the guest
+say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/dev/null | md5)"
+yes PCAM-GUEST-PATTERN | head -c 1048576 > /tmp/pat
+dd if=/tmp/pat of=/dev/$A bs=64k seek=384 oflag=direct conv=fsync 2>/dev/null; say "pattern write rc=$?"
+say "md5 pattern-readback $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
+
+# ---- ext2 made on the host
+mount -t ext2 /dev/$B /mnt; say "mount rc=$?"
+say "md5 ext2-file $(md5 < /mnt/host.bin)"
+echo "written by the pcam guest through pcam_esp.ko" > /mnt/guest.txt; say "ext2 write rc=$?"
+umount /mnt; say "umount rc=$?"
+
+# ---- medium error (blkdebug: ENODATA at sector 8192 of the disk at 3:0)
+mark
+dd if=/dev/$C of=/dev/null bs=4k skip=1024 count=1 iflag=direct 2> /tmp/err; say "medium-error rc=$? $(tr '\n' ' ' < /tmp/err)"
+since | pfx DMESG-MEDIUM
+say "md5 before-bad $(dd if=/dev/$C bs=64k count=64 iflag=direct 2>/dev/null | md5) rc=$?"
+say "md5 after-bad $(dd if=/dev/$C bs=64k skip=65 count=63 iflag=direct 2>/dev/null | md5)"
+
+# ---- the tools Linux users check a SCSI host with
+sg_inq /dev/$A 2>&1 | pfx SG-INQ
+sg_vpd -p sn /dev/$A 2>&1 | pfx SG-VPD
+sg_readcap /dev/$A 2>&1 | pfx SG-READCAP
+sg_luns /dev/$C 2>&1 | pfx SG-LUNS
+sg_turs -n 5 /dev/$A > /tmp/o 2>&1; r=$?; pfx SG-TURS < /tmp/o; say "sg_turs rc=$r"
+sg_requests /dev/$A > /tmp/o 2>&1; r=$?; pfx SG-REQUESTS < /tmp/o; say "sg_requests rc=$r"
+SGA=$(basename /sys/class/scsi_disk/*:0:0:0/device/scsi_generic/sg*)
+mark
+for how in -d -b -H; do
+  sg_reset $how /dev/$SGA > /tmp/o 2>&1; r=$?; pfx SG-RESET < /tmp/o
+  say "sg_reset $how rc=$r then md5 $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
+done
+since | grep -E 'pcam' | pfx DMESG-RESET
+
+# ---- a request held in QEMU past a short timeout: Linux's error handler
+mark
+echo 4 > /sys/block/$C/device/timeout
+(
+  n=0; seen=""
+  while [ $n -lt 1200 ]; do
+    if [ -z "$seen" ] && since | grep -q 'pcam: eh_abort: asking the core'; then
+      say "EH-ABORT-SEEN uptime $(up)"; seen=1
+    fi
+    if [ "$seen" = 1 ] && since | grep -q 'pcam: .* reset: asking the core'; then
+      say "EH-RESET-SEEN uptime $(up)"; seen=2
+    fi
+    [ -e /tmp/hold-over ] && break
+    sleep 0.2; n=$((n + 1))
+  done
+) &
+watcher=$!
+say "HOLD-READY uptime $(up)"
+i=0; held=""; end=$(( $(secs) + 180 ))
+while [ "$(secs)" -lt $end ]; do
+  t0=$(up)
+  dd if=/dev/$C of=/tmp/held bs=4k skip=16 count=1 iflag=direct 2>/dev/null; r=$?
+  t1=$(up)
+  if since | grep -q 'pcam: eh_abort'; then held=1; break; fi
+  i=$((i + 1))
+done
+touch /tmp/hold-over; wait $watcher
+say "hold reads=$i held=${held:-0} last-rc=$r took $(echo "$t0 $t1" | awk '{printf "%.1f", $2-$1}') s md5 $(md5 < /tmp/held)"
+since | grep -iE 'pcam|abort|reset|timing out|timed out' | pfx DMESG-EH
+say "md5 after-eh $(dd if=/dev/$C bs=4k skip=16 count=1 iflag=direct 2>/dev/null | md5)"
+echo 30 > /sys/block/$C/device/timeout
+
+# ---- several readers and writers at once, verified (the reader stays
+# below the bad block; LUN 2 is left alone after the resets: QEMU 7.2 loses
+# the UNIT ATTENTION sense of a LUN above 0, see test_linux_boot.sh)
+fio --name=w --filename=/dev/$A --direct=1 --ioengine=libaio --iodepth=4 --rw=randwrite \
+  --bs=4k --size=2M --loops=3 --offset=4M --offset_increment=2M --numjobs=3 --verify=crc32c \
+  --verify_fatal=1 --do_verify=1 --group_reporting=0 \
+  --name=r --filename=/dev/$C --direct=1 --ioengine=psync --rw=randread \
+  --bs=4k --size=4M --loops=3 > /tmp/fio 2>&1; say "fio rc=$?"
+grep -E 'err=|verify|READ:|WRITE:' /tmp/fio | pfx FIO
+
+# ---- unbind while reading, rmmod, insmod again
+mark
+for h in /sys/bus/pci/drivers/pcam_esp/0000:*; do pci=$(basename "$h"); done
+( n=0; while [ $n -lt 100 ] && dd if=/dev/$A of=/dev/null bs=64k iflag=direct 2>/tmp/dd-unbind; do n=$((n + 1)); done
+  echo "$n passes, then $(tr '\n' ' ' < /tmp/dd-unbind)" > /tmp/dd-unbind.rc ) &
+reader=$!
+sleep 1
+echo "$pci" > /sys/bus/pci/drivers/pcam_esp/unbind; say "unbind $pci rc=$?"
+wait $reader; say "reader-during-unbind ended after $(cat /tmp/dd-unbind.rc)"
+rmmod pcam_esp; say "rmmod rc=$?"
+since | grep -E 'pcam|WARNING|BUG' | pfx DMESG-RMMOD
+load_pcam depth=8 max_depth=16 sync_offset=0 aging=0
+for p in depth max_depth sync_offset aging; do say "param $p=$(cat /sys/module/pcam_esp/parameters/$p)"; done
+if wait_disks; then say "disks-again A=$A B=$B C=$C"; else say "disks-again MISSING"; fi
+say "md5 pattern-after-reload $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
+
+say "kernel-bugs $(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace')"
+say "DONE uptime $(up)"
+sync
+poweroff -f

@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# CTest linux.boot: one boot of Debian's kernel under QEMU TCG with pcam_esp.ko
+# on an AM53C974 with three disks (IDs 0 and 3, LUNs 0 and 2 on ID 3). The
+# faulty disk (blkdebug) sits at LUN 0: QEMU 7.2 answers REQUEST SENSE at a
+# LUN above 0 that has sense pending with LOGICAL UNIT NOT SUPPORTED, for
+# every driver (the target-command path answers for the device). The
+# guest (guest_init.sh) runs every check in sequence and prints facts; this
+# script drives the QEMU monitor (a blkdebug breakpoint) and then asserts each
+# fact against what it knows independently: the images it made, the serial
+# numbers and sizes it gave QEMU, and the images after the VM exits.
+# Never passes on a missing fact: each check greps for a positive line.
+# usage: test_linux_boot.sh SOURCE_DIR WORK_DIR
+set -eu
+SRC=$(cd "$1" && pwd)
+WORK=$2
+mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+. "$SRC/tests/linux/vm_lib.sh"
+t_start=$(date +%s)
+
+vm_kernel
+vm_module
+
+# ---- images
+W=$WORK/boot
+rm -rf "$W"; mkdir -p "$W/fsroot"
+vm_pattern_image "$W/disk0.img" 32
+vm_pattern_image "$W/disk2.img" 8
+head -c 300000 /dev/urandom > "$W/fsroot/host.bin"
+mke2fs -q -F -t ext2 -d "$W/fsroot" "$W/disk1.img" 16M || vm_die "mke2fs -d failed"
+cat > "$W/blkdebug.conf" <<'EOF'
+[inject-error]
+event = "read_aio"
+errno = "61"
+sector = "8192"
+EOF
+md5f() { md5sum | cut -d' ' -f1; }
+exp_whole=$(md5f < "$W/disk0.img")
+exp_pat=$(yes PCAM-GUEST-PATTERN | head -c 1048576 | md5f)
+exp_file=$(md5f < "$W/fsroot/host.bin")
+exp_region=$(dd if="$W/disk0.img" bs=64k skip=384 count=16 2>/dev/null | md5f)
+exp_c_before=$(dd if="$W/disk2.img" bs=64k count=64 2>/dev/null | md5f)
+exp_c_after=$(dd if="$W/disk2.img" bs=64k skip=65 count=63 2>/dev/null | md5f)
+exp_held=$(dd if="$W/disk2.img" bs=4k skip=16 count=1 2>/dev/null | md5f)
+
+vm_initramfs "$SRC/tests/linux/guest_init.sh" "$W/initrd.cpio"
+
+# ---- boot
+mkfifo "$W/mon.in" "$W/mon.out"
+LOG=$W/serial.log
+: > "$LOG"
+cat "$W/mon.out" > "$W/monitor.log" &
+catpid=$!
+nice -n 5 timeout 900 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none \
+  -no-reboot -nodefaults -nic none -serial "file:$LOG" \
+  -chardev "pipe,id=mon0,path=$W/mon" -mon chardev=mon0,mode=readline \
+  -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet" \
+  -device am53c974,id=scsi0 \
+  -drive "if=none,id=d0,file=$W/disk0.img,format=raw" \
+  -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0,lun=0,serial=PCAM-D0 \
+  -drive "if=none,id=d1,file=$W/disk1.img,format=raw" \
+  -device scsi-hd,drive=d1,bus=scsi0.0,scsi-id=3,lun=2,serial=PCAM-D1 \
+  -drive "if=none,id=d2,driver=raw,file.driver=blkdebug,file.config=$W/blkdebug.conf,file.image.filename=$W/disk2.img" \
+  -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=3,lun=0,serial=PCAM-D2 \
+  > "$W/qemu.out" 2>&1 &
+qpid=$!
+# (bounded: opening the FIFO would wait forever if QEMU had just exited)
+mon() { timeout 20 sh -c 'printf "%s\n" "$1" > "$2"' sh "$1" "$W/mon.in"; vm_log "monitor: $1"; }
+state=wait-ready
+while kill -0 $qpid 2>/dev/null; do
+  case $state in
+    wait-ready) grep -q 'PCAMT: HOLD-READY' "$LOG" && { mon 'qemu-io d2 "break read_aio hold"'; state=wait-eh; } ;;
+    # Held until Linux's handler has given up on the abort (the target
+    # holds the bus, so ABORT TASK cannot go out) and asks for a reset. A
+    # reset must not reach QEMU while blkdebug still holds the request: its
+    # bus reset drains the drive and would wait forever.
+    wait-eh) grep -q 'PCAMT: EH-ABORT-SEEN' "$LOG" && { state=wait-reset; t_abort=$(date +%s); } ;;
+    wait-reset)
+      if grep -q 'PCAMT: EH-RESET-SEEN' "$LOG" || [ $(($(date +%s) - t_abort)) -gt 120 ]; then
+        mon 'qemu-io d2 "resume hold"'; state=done
+      fi ;;
+  esac
+  sleep 0.3
+done
+wait $qpid && qrc=0 || qrc=$?
+kill $catpid 2>/dev/null || true
+t_boot=$(($(date +%s) - t_start))
+tr -d '\r' < "$LOG" > "$W/serial.txt"
+grep -a 'PCAMT' "$W/serial.txt" || true
+vm_log "qemu rc=$qrc, wall $t_boot s since the test started (one boot)"
+
+# ---- assertions
+fails=0
+ok() { echo "PASS: $1"; }
+bad() { echo "FAIL: $1"; fails=$((fails + 1)); }
+has() { grep -aqE "$2" "$W/serial.txt" && ok "$1" || bad "$1 (no line matching: $2)"; }
+val() { grep -a "PCAMT: $1" "$W/serial.txt" | head -1 | sed "s/.*PCAMT: $1//" | awk '{print $1}'; }
+eq() { [ "$2" = "$3" ] && ok "$1 ($2)" || bad "$1: got '$2', want '$3'"; }
+
+has "guest finished every step" 'PCAMT: DONE'
+has "pcam_esp loaded" 'PCAMT: insmod pcam_esp  rc=0'
+has "sd attached at 0:0, 3:0 and 3:2" 'PCAMT: disks A=sd[a-z] B=sd[a-z] C=sd[a-z]'
+A=$(sed -n 's/.*PCAMT: disks A=\(sd[a-z]*\) .*/\1/p' "$W/serial.txt" | head -1)
+eq "disk 0:0 size in sectors" "$(val "size $A ")" $((32 * 2048))
+has "lsscsi lists 0:0:0 as a QEMU disk" 'PCAMT-LSSCSI: \[[0-9]+:0:0:0\][[:space:]]+disk[[:space:]]+QEMU'
+has "lsscsi lists 3:0" 'PCAMT-LSSCSI: \[[0-9]+:0:3:0\][[:space:]]+disk'
+has "lsscsi lists LUN 2 on 3" 'PCAMT-LSSCSI: \[[0-9]+:0:3:2\][[:space:]]+disk'
+# The model never answers SDTR/WDTR (QEMU.md): asynchronous, narrow, no PPR.
+for t in 0 3; do
+  for f in offset dt; do eq "spi target$t $f" "$(val "spi target$t $f=")" 0; done
+  # factor 0 (asynchronous) is what the transport class prints as reserved
+  eq "spi target$t period" "$(val "spi target$t period=")" reserved
+  # hidden by the transport class for a narrow host and a target without PPR
+  for f in width iu qas; do eq "spi target$t $f" "$(val "spi target$t $f=")" absent; done
+done
+exp_first=$(dd if="$W/disk0.img" bs=64k count=16 2>/dev/null | md5f)
+has "SPI writes accepted" 'PCAMT: spi write period rc=0 offset rc=0'
+# the model swallows the SDTR the new limits ask for: still asynchronous
+eq "after the SPI writes: still asynchronous, disk reads" "$(grep -a 'PCAMT: spi write' "$W/serial.txt" | sed 's/.*then //')" "offset=0 md5 $exp_first"
+has "untagged (the model's bus has no TCQ), depth 2" 'PCAMT: queue_type .*=none depth=2'
+eq "whole-disk checksum equals the host image" "$(val "md5 whole $A ")" "$exp_whole"
+eq "pattern read back in the guest" "$(val 'md5 pattern-readback ')" "$exp_pat"
+eq "ext2 file read in the guest" "$(val 'md5 ext2-file ')" "$exp_file"
+has "ext2 mount, write, umount" 'PCAMT: umount rc=0'
+# Linux 6.1 reports a medium error (BLK_STS_MEDIUM) to the reader as ENODATA.
+has "medium error fails the read" 'PCAMT: medium-error rc=[1-9].*(No data available|Input/output error)'
+has "decoded sense in the kernel log: Medium Error" 'PCAMT-DMESG-MEDIUM: .*Sense Key : Medium Error'
+has "decoded sense in the kernel log: ASC 11/00" 'PCAMT-DMESG-MEDIUM: .*Unrecovered read error'
+eq "the disk reads before the bad block" "$(val 'md5 before-bad ')" "$exp_c_before"
+eq "the disk reads after the bad block" "$(val 'md5 after-bad ')" "$exp_c_after"
+has "sg_inq: vendor" 'PCAMT-SG-INQ: +Vendor identification: QEMU'
+has "sg_inq: product" 'PCAMT-SG-INQ: +Product identification: QEMU HARDDISK'
+has "sg_vpd: serial number given to QEMU" 'PCAMT-SG-VPD: +Unit serial number: PCAM-D0'
+has "sg_readcap: last LBA of a 32 MiB image" "PCAMT-SG-READCAP: .*Last LBA=$((32 * 2048 - 1))"
+has "sg_readcap: 512-byte blocks" 'PCAMT-SG-READCAP: .*Logical block length=512'
+has "sg_luns: LUN 0 on ID 3" 'PCAMT-SG-LUNS: +0000000000000000'
+has "sg_luns: LUN 2 on ID 3" 'PCAMT-SG-LUNS: +0002000000000000'
+has "sg_turs: 5 TURs, no error" 'PCAMT: sg_turs rc=0'
+has "sg_requests answers" 'PCAMT: sg_requests rc=0'
+for how in -d -b -H; do
+  eq "sg_reset $how, then the disk reads" "$(grep -a "PCAMT: sg_reset $how rc=0 then md5" "$W/serial.txt" | awk '{print $NF}')" "$exp_pat"
+done
+has "device reset went through pcam's handler" 'PCAMT-DMESG-RESET: .*pcam: device reset: REQ_CMP -> SUCCESS'
+has "bus reset went through pcam's handler" 'PCAMT-DMESG-RESET: .*pcam: bus reset: REQ_CMP -> SUCCESS'
+has "host reset went through pcam's handler" 'PCAMT-DMESG-RESET: .*pcam: host reset.*REQ_CMP -> SUCCESS'
+has "held request timed out into the EH" 'PCAMT-DMESG-EH: .*pcam: eh_abort: asking the core'
+has "pcam's abort could not finish on a held bus" 'PCAMT-DMESG-EH: .*pcam: eh_abort FAILED'
+has "the EH escalated to a reset through pcam" 'PCAMT-DMESG-EH: .*pcam: (device|bus|host) reset: asking the core'
+has "a pcam reset brought the disk back" 'PCAMT-DMESG-EH: .*pcam: (device|bus|host) reset.*-> SUCCESS'
+has "the held read came back" 'PCAMT: hold reads=[0-9]+ held=1 last-rc=0'
+eq "the held read has the right data" "$(grep -a 'PCAMT: hold reads' "$W/serial.txt" | awk '{print $NF}')" "$exp_held"
+eq "I/O goes on after the EH" "$(val 'md5 after-eh ')" "$exp_held"
+has "fio: writers and readers, verified, no error" 'PCAMT: fio rc=0'
+if grep -aE 'PCAMT-FIO: .*err= *[1-9]' "$W/serial.txt"; then bad "a fio job reported an error"; else ok "no fio job error"; fi
+has "unbind during I/O returned" 'PCAMT: unbind 0000:[0-9a-f:.]+ rc=0'
+has "the reader during unbind ended" 'PCAMT: reader-during-unbind ended after'
+has "remove left no command in the core" 'PCAMT-DMESG-RMMOD: .*pcam: bus shut down, chip reset, .*no command left'
+inout=$(sed -n 's/.*PCAMT-DMESG-RMMOD: .*chip reset, \([0-9]*\) commands in, \([0-9]*\) completed.*/\1 \2/p' "$W/serial.txt" | head -1)
+eq "every command handed to the core came back exactly once" "$(echo "$inout" | awk '$1 > 0 && $1 == $2 {print "equal"}')" equal
+has "rmmod" 'PCAMT: rmmod rc=0'
+has "insmod again with parameters" 'PCAMT: insmod pcam_esp depth=8 max_depth=16 sync_offset=0 aging=0 rc=0'
+eq "parameter depth" "$(val 'param depth=')" 8
+eq "parameter aging" "$(val 'param aging=')" 0
+has "insmod again finds the disks" 'PCAMT: disks-again A=sd'
+eq "data after reload" "$(val 'md5 pattern-after-reload ')" "$exp_pat"
+eq "no kernel WARNING/BUG/Oops" "$(val 'kernel-bugs ')" 0
+# ---- the images after the VM exited
+eq "guest pattern is in the host image" "$(dd if="$W/disk0.img" bs=64k skip=384 count=16 2>/dev/null | md5f)" "$exp_pat"
+got=$(debugfs -R 'cat /guest.txt' "$W/disk1.img" 2>/dev/null || true)
+eq "guest's ext2 file read back by debugfs" "$got" "written by the pcam guest through pcam_esp.ko"
+e2fsck -fn "$W/disk1.img" > "$W/e2fsck.log" 2>&1 && ok "e2fsck: file system clean" || bad "e2fsck -fn found errors"
+
+vm_log "$(($(date +%s) - t_start)) s in all, 1 boot, $fails failure(s)"
+[ $fails -eq 0 ] && [ "$qrc" -eq 0 ] || { [ "$qrc" -eq 0 ] || echo "FAIL: qemu rc=$qrc"; tail -50 "$W/serial.txt"; exit 1; }
