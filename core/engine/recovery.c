@@ -123,8 +123,15 @@ void pcam_eng_mgmt_step_start(pcam_bus *bus)
  * on to select with a CCB its caller owns again (found by fuzz_engine:
  * corpus/engine/timeout_then_completes). Later steps only need the pointer
  * gone. */
-void pcam_eng_recov_ccb_gone(pcam_bus *bus, const pcam_ccb *ccb)
+void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb)
 {
+    /* Leaving the active queue (finished after all, or requeued) while it
+     * waited for its ABORT TASK selection: off the abort list, or its owner
+     * resubmitting it would clear the link and cut off every victim queued
+     * behind it, whose timeouts are already spent (found by the checker's
+     * stale-link rule, test_core_starvation without aging). */
+    if (bus->abort_head != NULL)
+        unlink_abort(bus, ccb);
     if (bus->recov_ccb != ccb)
         return;
     if (bus->recovery == RS_ABORT || bus->recovery == RS_BDR)
