@@ -203,6 +203,9 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_shutdown(pcam_bus *bus);
 void pcam_engine_init(pcam_bus *bus);
+/* pcam_bus_check_invariants()'s engine part: no orphan active CCB, sane
+ * sense and abort lists. `nactive` is the number of active CCBs on the bus. */
+const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive);
 /* The nexus is a disconnected CCB we are selecting to abort or reset (it
  * stays marked disconnected: its reselection may still win the bus). */
 bool pcam_engine_nexus_aborting(const pcam_bus *bus);
