@@ -49,7 +49,7 @@ void pcam_eng_mgmt_step_start(pcam_bus *bus);
 void pcam_eng_mgmt_step_over(pcam_bus *bus);
 /* recovery.c: an I/O CCB is leaving the core; if a recovery step was
  * working on it, the step must forget it. */
-void pcam_eng_recov_ccb_gone(pcam_bus *bus, const pcam_ccb *ccb);
+void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb);
 /* recovery.c: a reselection has no command of ours (with its deadline) on
  * the bus until it names one; these arm and end a deadline for that time. */
 void pcam_eng_watch_start(pcam_bus *bus);
