@@ -79,6 +79,7 @@ static void set_connected_idle(pcam_bus *bus)
     bus->engine_flags = 0;
     bus->msgin_len = 0;
     bus->msgout_len = 0;
+    bus->zero_xfers = 0;
 }
 
 /* ---- starting work ---- */
@@ -131,6 +132,7 @@ void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_m
         sel.cdb_len = ccb->u.io.cdb_len;
     }
     bus->sel_kind = kind;
+    bus->zero_xfers = 0;
     bus->state = ES_SELECTING;
     bus->conn_target = ccb->target;
     bus->conn_lun = ccb->lun;
@@ -263,6 +265,7 @@ static void start_xfer(pcam_bus *bus, pcam_phase phase, uint8_t kind, const pcam
     x.offset = offset;
     x.len = len;
     bus->xfer_kind = kind;
+    bus->xfer_phase = (uint8_t)phase;
     pcam_eng_set_action(bus, ACT_XFER, bus->hal.ops->transfer(bus->hal.sc, &x));
 }
 
@@ -320,10 +323,10 @@ static void data_phase(pcam_bus *bus, pcam_phase phase)
     bit_bucket(bus, phase);
 }
 
-static void illegal_phase(pcam_bus *bus, pcam_phase phase)
+static void reset_for_phase(pcam_bus *bus, pcam_phase phase, const char *why)
 {
     pcam_core_event(bus, PCAM_EV_BAD_PHASE, bus->conn_target, bus->conn_lun, (uint32_t)phase);
-    pcam_core_log(bus, PCAM_LOG_WARN, "illegal bus phase; resetting the bus", pcam_phase_name(phase));
+    pcam_core_log(bus, PCAM_LOG_WARN, why, pcam_phase_name(phase));
     if (bus->nexus != NULL && (bus->nexus->priv.flags & PCAM_CF_ABORT) == 0) {
         bus->nexus->priv.flags |= PCAM_CF_PARITY; /* reuse: "transport error, retry" */
         bus->nexus->status = PCAM_SEQUENCE_FAIL;
@@ -334,6 +337,11 @@ static void illegal_phase(pcam_bus *bus, pcam_phase phase)
     bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
     bus->state = ES_RESETTING;
     pcam_eng_set_action(bus, ACT_RESET, bus->hal.ops->reset_bus(bus->hal.sc));
+}
+
+static void illegal_phase(pcam_bus *bus, pcam_phase phase)
+{
+    reset_for_phase(bus, phase, "illegal bus phase; resetting the bus");
 }
 
 void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase)
@@ -721,9 +729,27 @@ static ENG_NOINLINE void on_sel_timeout(pcam_bus *bus)
     pcam_eng_retire(bus, c, PCAM_SEL_TIMEOUT);
 }
 
+/* Transfers in a row that may move nothing and leave the phase as it was
+ * before the engine gives up on the connection. A chip reports a short
+ * count when the target changes phase; zero bytes with the phase unchanged,
+ * again and again, is a back-end (or a target) that will never move: the
+ * core would spin with it forever. */
+#define PCAM_ZERO_XFER_LIMIT 32u
+
 static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_ccb *c = bus->nexus;
+    if (ev->count == 0 && (uint8_t)ev->phase == bus->xfer_phase && !ev->parity_error) {
+        if (++bus->zero_xfers >= PCAM_ZERO_XFER_LIMIT) {
+            /* The command spends a retry (or fails with SEQUENCE_FAIL), as
+             * for an illegal phase: only RST gets the bus back. */
+            bus->zero_xfers = 0;
+            reset_for_phase(bus, ev->phase, "transfers make no progress; resetting the bus");
+            return;
+        }
+    } else {
+        bus->zero_xfers = 0;
+    }
     switch (bus->xfer_kind) {
     case XK_DATA:
     case XK_SENSE:

@@ -102,6 +102,7 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
     }
     bus->msgin_len = 0;
     bus->engine_flags = 0;
+    bus->zero_xfers = 0;
     pcam_eng_watch_start(bus);
     if (ev->parity_error) {
         uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;

@@ -128,6 +128,8 @@ typedef struct pcam_bus {
     uint8_t msg_tag_end;        /**< Message-out layout of the selection: end of IDENTIFY + tag. */
     uint8_t msg_end;            /**< Message-out layout of the selection: total length. */
     uint8_t xfer_kind;          /**< What the transfer in progress is for. */
+    uint8_t xfer_phase;         /**< Phase the transfer in progress was started in. */
+    uint8_t zero_xfers;         /**< Transfers in a row that moved nothing and left the phase unchanged. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
     uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
     uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */

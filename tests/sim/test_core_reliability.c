@@ -8,6 +8,12 @@
  *    list (the shape the abort-list truncation left behind). The states are
  *    made by hand from a real disconnected command, then put back: the
  *    checker must name them, and accept the real state.
+ *  - a back-end that answers every data transfer with zero bytes and the
+ *    phase unchanged (a wrapper around hal/sim's ops, polled, so nothing
+ *    but the core's own bound can end it): the core gives up on the
+ *    connection and resets the bus; the command spends its retry and
+ *    completes (the back-end works again after the reset), or with no
+ *    retries fails with SEQUENCE_FAIL, and the run stays bounded in steps.
  * Expectations: the rule itself (DESIGN.md: every CCB completes exactly
  * once, so every active one must be somewhere the engine returns to).
  */
@@ -79,10 +85,97 @@ static void checker_flags_orphans(void **state)
     fx_free(f);
 }
 
+/* ---- zero-byte transfers forever ---- */
+
+static const pcam_hal_ops *real_ops;
+static pcam_hal_ops stuck_ops;
+static bool stuck;          /* data transfers move nothing */
+static bool stuck_forever;  /* ... also after a bus reset */
+static bool fake_pending;
+static pcam_phase fake_phase;
+static unsigned zero_xfers;
+
+static int stuck_transfer(void *sc, const pcam_hal_xfer *x)
+{
+    if (stuck && (x->phase == PCAM_PHASE_DATA_IN || x->phase == PCAM_PHASE_DATA_OUT)) {
+        fake_pending = true;
+        fake_phase = x->phase;
+        zero_xfers++;
+        return PCAM_OK;
+    }
+    return real_ops->transfer(sc, x);
+}
+
+static int stuck_poll(void *sc, pcam_hal_event *ev)
+{
+    if (fake_pending) {
+        fake_pending = false;
+        memset(ev, 0, sizeof *ev);
+        ev->type = PCAM_HAL_EV_XFER_DONE;
+        ev->phase = fake_phase;
+        ev->count = 0;
+        return 1;
+    }
+    return real_ops->poll(sc, ev);
+}
+
+static int stuck_reset_bus(void *sc)
+{
+    stuck = stuck_forever;
+    fake_pending = false;
+    return real_ops->reset_bus(sc);
+}
+
+static uint32_t run_stuck(bool forever, uint8_t retries, uint64_t *steps_out)
+{
+    fx *f = fx_new(true, NULL, 1, PCAM_SIM_DISC_NEVER);
+    real_ops = f->r.bus.hal.ops;
+    stuck_ops = *real_ops;
+    stuck_ops.transfer = stuck_transfer;
+    stuck_ops.poll = stuck_poll;
+    stuck_ops.reset_bus = stuck_reset_bus;
+    f->r.bus.hal.ops = &stuck_ops;
+    stuck = true;
+    stuck_forever = forever;
+    zero_xfers = 0;
+    rig_ccb rc;
+    uint8_t buf[512];
+    read10(&rc, 0, 3, 1, buf, NULL, 0);
+    rc.ccb.u.io.retries = retries;
+    rig_submit(&f->r, &rc);
+    uint64_t steps = 0;
+    while (rc.done_count == 0 && steps < 200000 && simrig_step(&f->r))
+        steps++;
+    *steps_out = steps;
+    assert_int_equal(rc.done_count, 1);
+    uint32_t st = rc.ccb.status & PCAM_STATUS_MASK;
+    if (st == PCAM_REQ_CMP)
+        assert_true(media_ok(0, 0, 3, buf, 512));
+    assert_true(ev_count(f, PCAM_EV_BAD_PHASE) >= 1);
+    stuck = false;
+    f->r.bus.hal.ops = real_ops; /* the rig shuts the bus down through it */
+    fx_free(f);
+    return st;
+}
+
+static void zero_byte_transfers_bounded(void **state)
+{
+    (void)state;
+    uint64_t steps;
+    /* Retry after the reset: the back-end moves data again. */
+    assert_int_equal(run_stuck(false, 2, &steps), PCAM_REQ_CMP); /* (one more for the reset's UNIT ATTENTION) */
+    assert_true(zero_xfers >= 2 && zero_xfers <= 64);
+    /* Stuck for good, no retries: a defined failure, in bounded work. */
+    assert_int_equal(run_stuck(true, 0, &steps), PCAM_SEQUENCE_FAIL);
+    assert_true(zero_xfers <= 64);
+    assert_true(steps < 200000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checker_flags_orphans),
+        cmocka_unit_test(zero_byte_transfers_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
