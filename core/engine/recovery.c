@@ -199,6 +199,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
         if (whole)
             pcam_nego_invalidate(bus, target); /* a BDR resets the agreement too */
         bus->targets[target].flags |= PCAM_TGTF_RESET_UA;
+        pcam_core_expect_reset_ua(bus, target, whole ? 0xFF : lun);
         bus->targets[target].counters.resets++;
         pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
                         whole ? 0xFF : lun, 0);
@@ -360,6 +361,7 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
         if ((bus->targets[t].flags & PCAM_TGTF_PRESENT) != 0)
             bus->targets[t].counters.resets++;
     }
+    pcam_core_expect_reset_ua(bus, 0xFF, 0xFF);
     recovery_done(bus);
     /* Settle, but never so long that a waiting command's budget is spent
      * waiting: cap it at a quarter of the shortest timeout queued. */

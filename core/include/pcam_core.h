@@ -49,8 +49,22 @@ enum {
 /* ---- LUN flags (pcam_lun.flags) ---- */
 enum {
     PCAM_LUNF_PRESENT = 1u << 0,
-    PCAM_LUNF_TAGGED = 1u << 1    /* INQUIRY said CmdQue */
+    PCAM_LUNF_TAGGED = 1u << 1,   /* INQUIRY said CmdQue */
+    PCAM_LUNF_RESET_UA = 1u << 2  /* the core reset or saw the reset of this LUN: its next UNIT
+                                     ATTENTION 29/xx is that reset's, already reported as an
+                                     event, and costs no retry (cleared by it or by GOOD) */
 };
+/* A reset the core did or saw reached `target` (0xFF: every target) and
+ * `lun` (0xFF: every LUN): arm the per-LUN expectation of its UNIT ATTENTION. */
+static inline void pcam_core_expect_reset_ua(pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    for (size_t i = 0; i < bus->nluns; i++) {
+        uint8_t t = (uint8_t)(i / bus->cfg.luns_per_target);
+        uint8_t u = (uint8_t)(i % bus->cfg.luns_per_target);
+        if ((target == 0xFF || t == target) && (lun == 0xFF || u == lun))
+            bus->luns[i].flags |= PCAM_LUNF_RESET_UA;
+    }
+}
 
 /* ---- lookups ---- */
 static inline pcam_lun *pcam_core_lun(pcam_bus *bus, uint8_t target, uint8_t lun)

@@ -163,7 +163,7 @@ static void zero_byte_transfers_bounded(void **state)
     (void)state;
     uint64_t steps;
     /* Retry after the reset: the back-end moves data again. */
-    assert_int_equal(run_stuck(false, 2, &steps), PCAM_REQ_CMP); /* (one more for the reset's UNIT ATTENTION) */
+    assert_int_equal(run_stuck(false, 1, &steps), PCAM_REQ_CMP);
     assert_true(zero_xfers >= 2 && zero_xfers <= 64);
     /* Stuck for good, no retries: a defined failure, in bounded work. */
     assert_int_equal(run_stuck(true, 0, &steps), PCAM_SEQUENCE_FAIL);
