@@ -132,8 +132,13 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
 
 static void dec_issue(pcam_bus *bus, pcam_ccb *c, uint64_t now)
 {
-    uint32_t to = c->timeout_ms != 0 ? c->timeout_ms : bus->cfg.default_timeout_ms;
-    c->priv.deadline_ns = now + PCAM_MS(to);
+    c->priv.deadline_ns = pcam_eng_issue_deadline(bus, c, now);
+    if (c->priv.deadline_ns == 0) {
+        bus->targets[c->target].counters.timeouts++;
+        pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, c->priv.tag);
+        pcam_eng_retire(bus, c, PCAM_CMD_TIMEOUT);
+        return;
+    }
     if (c->priv.deadline_ns < bus->timer_ns)
         bus->timer_ns = c->priv.deadline_ns;
     dec_reset_io(c);

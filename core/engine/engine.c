@@ -18,9 +18,13 @@ void pcam_engine_init(pcam_bus *bus)
 
 /* ---- helpers shared by the engine files ---- */
 
-static uint32_t io_timeout_ms(const pcam_bus *bus, const pcam_ccb *ccb)
+uint64_t pcam_eng_issue_deadline(const pcam_bus *bus, const pcam_ccb *ccb, uint64_t now)
 {
-    return ccb->timeout_ms != 0 ? ccb->timeout_ms : bus->cfg.default_timeout_ms;
+    uint64_t life = pcam_core_life_end(bus, ccb);
+    uint64_t deadline = now + PCAM_MS(pcam_core_timeout_ms(bus, ccb));
+    if (life <= now)
+        return 0;
+    return deadline < life ? deadline : life;
 }
 
 /* Undo everything an issue did so the CCB can be issued again. */
@@ -163,7 +167,14 @@ static void start_sense(pcam_bus *bus, pcam_ccb *ccb)
 
 static void issue_io(pcam_bus *bus, pcam_ccb *ccb, uint64_t now)
 {
-    uint64_t deadline = now + PCAM_MS(io_timeout_ms(bus, ccb));
+    uint64_t deadline = pcam_eng_issue_deadline(bus, ccb, now);
+    if (deadline == 0) {
+        /* Its life in the core is over before it reached the target. */
+        bus->targets[ccb->target].counters.timeouts++;
+        pcam_core_event(bus, PCAM_EV_TIMEOUT, ccb->target, ccb->lun, ccb->priv.tag);
+        pcam_eng_retire(bus, ccb, PCAM_CMD_TIMEOUT);
+        return;
+    }
     ccb->priv.deadline_ns = deadline;
     if (deadline < bus->timer_ns)
         bus->timer_ns = deadline;

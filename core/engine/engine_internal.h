@@ -37,6 +37,9 @@ enum {
 enum { RS_NONE = 0, RS_ABORT, RS_BDR, RS_BDR_SENT, RS_BUS_RESET, RS_CHIP_RESET };
 
 /* engine.c */
+/* The deadline an issue at `now` gets: its timeout, cut to what is left of
+ * its life in the core (pcam_core_life_end); 0 when nothing is left. */
+uint64_t pcam_eng_issue_deadline(const pcam_bus *bus, const pcam_ccb *ccb, uint64_t now);
 void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase);
 void pcam_eng_on_bus_free(pcam_bus *bus);
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);

@@ -413,6 +413,23 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < bus->nluns; i++) {
         pcam_lun *l = &bus->luns[i];
+        /* Waiting to be issued past its life in the core: it never reached
+         * the target this time, so nothing is to be aborted. */
+        for (pcam_ccb *c = l->pending.head, *n; c != NULL; c = n) {
+            uint64_t life = pcam_core_life_end(bus, c);
+            n = c->priv.next;
+            if (life <= now) {
+                pcam_ccbq_remove(&l->pending, c);
+                bus->targets[c->target].counters.timeouts++;
+                bus->targets[c->target].counters.commands++;
+                bus->targets[c->target].counters.errors++;
+                pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, 0xFFFF);
+                pcam_core_complete(bus, c, PCAM_CMD_TIMEOUT);
+                pcam_q_touch(bus);
+            } else if (life < next) {
+                next = life;
+            }
+        }
         for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
             if ((c->priv.flags & PCAM_CF_TIMED_OUT) != 0)
                 continue;

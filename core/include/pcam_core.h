@@ -80,6 +80,22 @@ static inline uint64_t pcam_core_now(const pcam_bus *bus)
 }
 #define PCAM_MS(ms) ((uint64_t)(ms) * 1000000u)
 
+/* A command's timeout (its own, or the bus default). */
+static inline uint32_t pcam_core_timeout_ms(const pcam_bus *bus, const pcam_ccb *ccb)
+{
+    return ccb->timeout_ms != 0 ? ccb->timeout_ms : bus->cfg.default_timeout_ms;
+}
+/* How long a command may live in the core, in platform time: its timeout
+ * runs afresh at each issue to the target, but requeues (QUEUE FULL, BUSY,
+ * NOT READY polls, reset bystanders, retries) and waiting to be issued all
+ * count against twice that timeout from submission. Past it a pending
+ * command completes with CMD_TIMEOUT, and an issue gets only what is left. */
+#define PCAM_LIFE_TIMEOUTS 2u
+static inline uint64_t pcam_core_life_end(const pcam_bus *bus, const pcam_ccb *ccb)
+{
+    return ccb->priv.queued_ns + PCAM_MS((uint64_t)PCAM_LIFE_TIMEOUTS * pcam_core_timeout_ms(bus, ccb));
+}
+
 /* Something that can make a command issuable changed (a submission, a
  * completion, a released freeze or hold, new aging decisions): the
  * scheduler must look again. Until then pcam_q_next answers at once. */

@@ -87,9 +87,12 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
     case PCAM_SK_NOT_READY: {
         /* "Becoming ready" and "not reportable" clear by themselves: poll, bounded by time, not by the retry count. */
         bool transient = s.asc_valid && s.asc == 0x04 && (s.ascq == 0x01 || s.ascq == 0x00);
-        uint64_t waited = pcam_core_now(bus) - ccb->priv.queued_ns;
+        uint64_t now = pcam_core_now(bus);
+        uint64_t waited = now - ccb->priv.queued_ns;
+        /* Bounded by not_ready_wait_ms and by the command's life in the core. */
         if (transient && (ccb->flags & PCAM_CCB_NO_RECOVERY) == 0 &&
-            waited < PCAM_MS(bus->cfg.not_ready_wait_ms)) {
+            waited < PCAM_MS(bus->cfg.not_ready_wait_ms) &&
+            now + PCAM_MS(NOT_READY_POLL_MS) < pcam_core_life_end(bus, ccb)) {
             *delay_ms = NOT_READY_POLL_MS;
             return PCAM_RA_REQUEUE;
         }

@@ -317,6 +317,12 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
         ccb->u.io.sense_resid = ccb->u.io.sense_len;
         ccb->priv.retries_left = ccb->u.io.retries;
         pcam_q_submit(bus, l, ccb);
+        /* Its life in the core is bounded even if it is never issued. */
+        {
+            uint64_t life = pcam_core_life_end(bus, ccb);
+            if (life < bus->timer_ns)
+                bus->timer_ns = life;
+        }
         return;
     }
     case PCAM_FN_PATH_INQ:

@@ -14,6 +14,14 @@
  *    connection and resets the bus; the command spends its retry and
  *    completes (the back-end works again after the reset), or with no
  *    retries fails with SEQUENCE_FAIL, and the run stays bounded in steps.
+ *  - a command's time in the core is bounded (decision: its timeout runs
+ *    from each issue to the target, and its whole life from submission is
+ *    at most PCAM_LIFE_TIMEOUTS = 2 timeouts, plus the recovery ladder when
+ *    it is at the target then): a target BUSY for ever, with 255 retries
+ *    of 100 ms each, would keep a 2 s command 25 s in the core; it now
+ *    completes CMD_TIMEOUT at 4 s. A deep tagged queue on a target that
+ *    holds every command past its timeout: each completes within
+ *    2 timeouts + 4 abort steps of its submission.
  * Expectations: the rule itself (DESIGN.md: every CCB completes exactly
  * once, so every active one must be somewhere the engine returns to).
  */
@@ -171,11 +179,90 @@ static void zero_byte_transfers_bounded(void **state)
     assert_true(steps < 200000);
 }
 
+/* ---- a command's life in the core is bounded ---- */
+
+static pcam_sim *clock_sim; /* the bus whose time completions are stamped with */
+static void stamp(rig_ccb *rc)
+{
+    rc->done_ns = pcam_sim_now(clock_sim);
+}
+
+static void busy_forever_bounded(void **state)
+{
+    (void)state;
+    fx *f = fx_new(false, NULL, 1, PCAM_SIM_DISC_ON_SEEK);
+    pcam_sim_target_cfg(f->r.sim, 0)->busy_next = 100000;
+    rig_ccb rc;
+    uint8_t buf[512];
+    read10(&rc, 0, 4, 1, buf, NULL, 0);
+    rc.ccb.u.io.retries = 255;
+    rc.ccb.timeout_ms = 2000;
+    clock_sim = f->r.sim;
+    rc.on_done = stamp;
+    rig_ccb *v[1] = {&rc};
+    uint64_t t0 = pcam_sim_now(f->r.sim);
+    rig_submit(&f->r, &rc);
+    assert_true(run_all(f, v, 1, RIG_S(60)));
+    uint64_t took = rc.done_ns - t0;
+    fprintf(stderr, "BUSY for ever: completed %s after %.3f s\n", pcam_status_name(rc.ccb.status),
+            (double)took / 1e9);
+    assert_int_equal(rc.ccb.status & PCAM_STATUS_MASK, PCAM_CMD_TIMEOUT);
+    assert_true(took <= RIG_MS(2 * 2000 + 100));
+    pcam_sim_target_cfg(f->r.sim, 0)->busy_next = 0;
+    idle(f, RIG_S(1));
+    assert_int_equal(rc.done_count, 1);
+    fx_free(f);
+}
+
+#define DEEP 48
+static void deep_queue_hung_bounded(void **state)
+{
+    (void)state;
+    pcam_bus_config bc;
+    pcam_bus_config_defaults(&bc);
+    bc.aging_enabled = false;
+    fx *f = fx_new(false, &bc, 2, PCAM_SIM_DISC_ALWAYS);
+    static rig_ccb rc[2][DEEP];
+    static uint8_t buf[2][DEEP][512];
+    rig_ccb *v[2 * DEEP];
+    /* Target 0 takes every command and never finishes one (until the
+     * resets recovery sends); target 1 works, keeping the bus busy. */
+    pcam_sim_target_cfg(f->r.sim, 0)->hang_next = 100000;
+    uint32_t to = 3000;
+    clock_sim = f->r.sim;
+    for (unsigned d = 0; d < 2; d++)
+        for (unsigned i = 0; i < DEEP; i++) {
+            read10(&rc[d][i], (uint8_t)d, 8 * i, 1, buf[d][i], NULL, 0);
+            rc[d][i].ccb.timeout_ms = to;
+            rc[d][i].ccb.u.io.retries = 2;
+            rc[d][i].on_done = stamp;
+            v[d * DEEP + i] = &rc[d][i];
+            rig_submit(&f->r, &rc[d][i]);
+        }
+    assert_true(run_all(f, v, 2 * DEEP, RIG_S(600)));
+    uint64_t worst = 0;
+    for (unsigned d = 0; d < 2; d++)
+        for (unsigned i = 0; i < DEEP; i++) {
+            uint64_t took = rc[d][i].done_ns - rc[d][i].submit_ns;
+            worst = took > worst ? took : worst;
+            assert_int_equal(rc[d][i].done_count, 1);
+            if (d == 1)
+                assert_int_equal(rc[d][i].ccb.status, PCAM_REQ_CMP);
+        }
+    fprintf(stderr, "deep hung queue: worst completion %.3f s after submission (timeout %.1f s)\n",
+            (double)worst / 1e9, to / 1e3);
+    assert_true(worst <= RIG_MS(2 * to + 4 * bc.abort_timeout_ms + 500));
+    pcam_sim_target_cfg(f->r.sim, 0)->hang_next = 0;
+    fx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(checker_flags_orphans),
         cmocka_unit_test(zero_byte_transfers_bounded),
+        cmocka_unit_test(busy_forever_bounded),
+        cmocka_unit_test(deep_queue_hung_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
