@@ -172,6 +172,7 @@ static void issue_io(pcam_bus *bus, pcam_ccb *ccb, uint64_t now)
         /* Its life in the core is over before it reached the target. */
         bus->targets[ccb->target].counters.timeouts++;
         pcam_core_event(bus, PCAM_EV_TIMEOUT, ccb->target, ccb->lun, ccb->priv.tag);
+        ccb->u.io.recovery |= PCAM_RCV_NOT_ISSUED;
         pcam_eng_retire(bus, ccb, PCAM_CMD_TIMEOUT);
         return;
     }

@@ -214,6 +214,11 @@ static void message_reject_in(pcam_bus *bus)
          * takes the ladder a rung up. */
         bus->engine_flags |= EGF_REFUSED;
         bus->expect_free = EF_NONE;
+        if (c != NULL)
+            c->u.io.recovery |= (uint16_t)(last == PCAM_MSG_TARGET_RESET ||
+                                                   last == PCAM_MSG_LOGICAL_UNIT_RESET
+                                               ? PCAM_RCV_DEV_RESET_REFUSED
+                                               : PCAM_RCV_ABORT_REFUSED);
         pcam_core_log(bus, PCAM_LOG_WARN, "target refused an abort or reset message", NULL);
     } else if (last == PCAM_MSG_EXTENDED && bus->conn_target < PCAM_MAX_TARGETS &&
                pcam_nego_in_flight(bus, bus->conn_target)) {

@@ -313,6 +313,7 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
         }
         pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
         ccb->u.io.scsi_status = 0;
+        ccb->u.io.recovery = 0;
         ccb->u.io.resid = ccb->u.io.data_len;
         ccb->u.io.sense_resid = ccb->u.io.sense_len;
         ccb->priv.retries_left = ccb->u.io.retries;

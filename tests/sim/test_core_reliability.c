@@ -22,6 +22,11 @@
  *    completes CMD_TIMEOUT at 4 s. A deep tagged queue on a target that
  *    holds every command past its timeout: each completes within
  *    2 timeouts + 4 abort steps of its submission.
+ *  - the recovery a command went through is reported with it
+ *    (pcam_scsiio::recovery, pcam_recovery_format): a hung READ on a target
+ *    that takes ABORT TASK reads "ABORT TASK taken"; on a target deaf to
+ *    aborts and resets "ABORT TASK refused, BUS DEVICE RESET refused, bus
+ *    reset"; a command that completes normally reports none.
  * Expectations: the rule itself (DESIGN.md: every CCB completes exactly
  * once, so every active one must be somewhere the engine returns to).
  */
@@ -256,6 +261,47 @@ static void deep_queue_hung_bounded(void **state)
     fx_free(f);
 }
 
+/* ---- the recovery that ran, reported with the command ---- */
+
+static void recovery_reported(void **state)
+{
+    (void)state;
+    char text[160];
+    for (int deaf = 0; deaf < 2; deaf++) {
+        fx *f = fx_new(false, NULL, 1, PCAM_SIM_DISC_ALWAYS);
+        pcam_sim_target_config *tc = pcam_sim_target_cfg(f->r.sim, 0);
+        tc->hang_next = 1;
+        tc->refuse_abort = deaf != 0;
+        tc->refuse_reset = deaf != 0;
+        rig_ccb rc, ok;
+        uint8_t buf[512], buf2[512];
+        read10(&rc, 0, 5, 1, buf, NULL, 0);
+        rc.ccb.timeout_ms = 1000;
+        rig_ccb *v[1] = {&rc};
+        rig_submit(&f->r, &rc);
+        assert_true(run_all(f, v, 1, RIG_S(30)));
+        assert_int_equal(rc.ccb.status & PCAM_STATUS_MASK, PCAM_CMD_TIMEOUT);
+        assert_true(pcam_recovery_format(rc.ccb.u.io.recovery, text, sizeof text) > 0);
+        fprintf(stderr, "%s target: CMD_TIMEOUT after %s\n", deaf ? "deaf" : "ordinary", text);
+        if (deaf) {
+            assert_int_equal(rc.ccb.u.io.recovery,
+                             PCAM_RCV_ABORT | PCAM_RCV_ABORT_REFUSED | PCAM_RCV_DEV_RESET |
+                                 PCAM_RCV_DEV_RESET_REFUSED | PCAM_RCV_BUS_RESET);
+            assert_string_equal(text, "ABORT TASK refused, BUS DEVICE RESET refused, bus reset");
+        } else {
+            assert_int_equal(rc.ccb.u.io.recovery, PCAM_RCV_ABORT | PCAM_RCV_ABORT_OK);
+            assert_string_equal(text, "ABORT TASK taken");
+        }
+        tc->refuse_abort = tc->refuse_reset = false;
+        read10(&ok, 0, 6, 1, buf2, NULL, 0);
+        assert_int_equal(sync1(f, &ok), PCAM_REQ_CMP);
+        assert_int_equal(ok.ccb.u.io.recovery, 0);
+        assert_int_equal(pcam_recovery_format(0, text, sizeof text), 0);
+        assert_string_equal(text, "none");
+        fx_free(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -263,6 +309,7 @@ int main(void)
         cmocka_unit_test(zero_byte_transfers_bounded),
         cmocka_unit_test(busy_forever_bounded),
         cmocka_unit_test(deep_queue_hung_bounded),
+        cmocka_unit_test(recovery_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
