@@ -515,6 +515,20 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
         pcam_eng_retire(bus, c, st);
         return;
     }
+    if ((c->priv.flags & PCAM_CF_SENSE) != 0 && bus->status_byte == 0x02 &&
+        (c->priv.recovery & PCAM_REC_SENSE_AGAIN) == 0 && (c->priv.flags & PCAM_CF_PARITY) == 0) {
+        /* Our REQUEST SENSE met CHECK CONDITION itself: the target reported
+         * a condition of its own in place of the sense (QEMU 7.2 answers it
+         * with a pending power-on UNIT ATTENTION, which SAM forbids), and in
+         * doing so handed that condition over. Ask once more, LUN still
+         * frozen: what it says then is what the command is decided on (the
+         * UNIT ATTENTION, retried as policy says), instead of failing with
+         * AUTOSENSE_FAIL and nothing the caller could act on. */
+        c->priv.recovery |= PCAM_REC_SENSE_AGAIN;
+        c->priv.link2 = bus->sense_head;
+        bus->sense_head = c;
+        return;
+    }
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
         pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
         pcam_core_unfreeze(bus, l);
@@ -778,7 +792,7 @@ static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
                 /* Bounded: a link that corrupts every resend must not keep
                  * the bus forever; past the bound the command is retried
                  * whole (or fails) on the retry budget. */
-                if (bus->msgout_len == 0 && c->priv.recovery < PCAM_IDE_LIMIT) {
+                if (bus->msgout_len == 0 && (c->priv.recovery & 0x1Fu) < PCAM_IDE_LIMIT) {
                     c->priv.recovery++;
                     pcam_eng_abandon_nexus(bus, PCAM_MSG_INITIATOR_DETECTED_ERROR);
                 }

@@ -31,6 +31,9 @@ enum {
     DEC_AT_HAL = 1u << 6,      /* the back-end holds it and owes a pcam_bus_hal_done() */
     DEC_ABORT_SENT = 1u << 7   /* pcam_hal_cmd_ops::abort was called for it */
 };
+/* ccb->priv.recovery, both paths: its REQUEST SENSE was sent again once
+ * because the first one met CHECK CONDITION itself (engine.c). */
+#define PCAM_REC_SENSE_AGAIN 0x20u
 /* INITIATOR DETECTED ERRORs per command before a parity error is left to a retry. */
 #define PCAM_IDE_LIMIT 3u
 /* bus->recovery: the escalation step in progress */

@@ -272,7 +272,7 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
             /* The answer to our INITIATOR DETECTED ERROR: the bad bytes come
              * again, so the command need not be retried for them. */
             if (bus->last_msgout == PCAM_MSG_INITIATOR_DETECTED_ERROR &&
-                c->priv.recovery <= PCAM_IDE_LIMIT)
+                (c->priv.recovery & 0x1Fu) <= PCAM_IDE_LIMIT)
                 c->priv.flags &= (uint8_t)~PCAM_CF_PARITY;
         }
         break;
