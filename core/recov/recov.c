@@ -100,6 +100,18 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
     }
     case PCAM_SK_ABORTED_COMMAND:
         return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
+    case PCAM_SK_ILLEGAL_REQUEST: {
+        /* LOGICAL UNIT NOT SUPPORTED from a LU the scan found: not the LU's
+         * answer but a stale condition reported in its place (QEMU 7.2 says
+         * it to REQUEST SENSE at a LUN above 0 while a UNIT ATTENTION is
+         * pending there). The CHECK CONDITION used the condition up: one
+         * retry, within the budget, instead of a hard failure. */
+        const pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+        if (s.asc_valid && s.asc == 0x25 && s.ascq == 0x00 && l != NULL &&
+            (l->flags & PCAM_LUNF_PRESENT) != 0 && can_retry(ccb))
+            return retry(bus, ccb);
+        return PCAM_RA_COMPLETE;
+    }
     case PCAM_SK_NO_SENSE:
     case PCAM_SK_RECOVERED_ERROR:
         /* The command did its work; report the sense but no failure. */

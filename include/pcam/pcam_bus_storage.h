@@ -144,6 +144,7 @@ typedef struct pcam_bus {
     uint8_t scan_lun;           /**< Scan cursor. */
     uint8_t scan_flags;         /**< Scan state. */
     uint64_t scan_lunmask;      /**< LUNs to probe on the scan target. */
+    uint8_t scan_inq_got;       /**< INQUIRY bytes of the LU the scan's TEST UNIT READY loop is for. */
     pcam_ccb_queue scan_q;      /**< Scan requests waiting for the one in progress. */
     bool in_core;               /**< Re-entrancy guard for completions. */
     bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */

@@ -10,6 +10,14 @@
  *    stored sense already is that UA). The core asks for the sense once
  *    more, gets the UNIT ATTENTION, retries, and reports the real error:
  *    CHECK CONDITION with 5/24/00.
+ *  - defect 3: a disk at LUN 3. QEMU 7.2 answers REQUEST SENSE at a LUN
+ *    above 0 with ILLEGAL REQUEST 5/25/00 while the LU's UNIT ATTENTION is
+ *    pending, so READ CAPACITY to 0:3 failed. The scan now clears each
+ *    LU's power-on UNIT ATTENTION with a bounded TEST UNIT READY loop: the
+ *    first READ CAPACITY and READ after the scan succeed with the image's
+ *    size and bytes. After a bus reset the UA is back and meets a READ:
+ *    the 5/25/00 from a LU the scan found is taken as that stale
+ *    condition and retried, and the READ returns the image's bytes.
  * Expectations: QEMU's behaviour (hw/scsi/scsi-bus.c, scsi-disk.c: no
  * serial property means no VPD page 80h, INVALID FIELD IN CDB), SPC-4
  * sense codes 24/00 and 29/00.
@@ -72,10 +80,64 @@ static void test_first_failure_after_power_on(void **state)
     qbus_stop(&b);
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void read_lun3(qbus *b, uint32_t lba)
+{
+    uint8_t cdb[10], buf[1024], want[512];
+    qccb c;
+    cdb_rw10(cdb, false, lba, 2);
+    qccb_io(&c, 0, 3, cdb, 10, PCAM_DIR_IN, buf, sizeof buf);
+    c.ccb.u.io.retries = 2;
+    qbus_sync(b, &c, 20000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    for (uint32_t i = 0; i < 2; i++) {
+        qrig_sector(want, lba + i, 500000);
+        assert_memory_equal(buf + 512 * i, want, 512);
+    }
+}
+
+static void test_lun3_ready_after_scan(void **state)
+{
+    static const uint8_t rc10[10] = {0x25};
+    uint8_t buf[8];
+    qbus b;
+    qccb c;
+
+    (void)state;
+    qbus_start(&b, drives, 2, NULL, NULL);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(&b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 30000) &
+                         PCAM_STATUS_MASK,
+                     PCAM_REQ_CMP);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(&b, &c, PCAM_FN_GET_DEV, 0, 3, 1000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    /* The user's first command: no retry allowed, so a UA left over would show. */
+    memset(buf, 0xEE, sizeof buf);
+    qccb_io(&c, 0, 3, rc10, 10, PCAM_DIR_IN, buf, sizeof buf);
+    c.ccb.u.io.retries = 0;
+    qbus_sync(&b, &c, 20000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    assert_int_equal(be32(buf), BLOCKS - 1);
+    assert_int_equal(be32(buf + 4), 512);
+    read_lun3(&b, 7);
+
+    /* A bus reset raises the UA again; the READ's REQUEST SENSE meets 5/25/00. */
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(&b, &c, PCAM_FN_RESET_BUS, 0, 0, 10000) & PCAM_STATUS_MASK,
+                     PCAM_REQ_CMP);
+    read_lun3(&b, 100);
+    qbus_stop(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_failure_after_power_on),
+        cmocka_unit_test(test_lun3_ready_after_scan),
     };
     qrig_require_qemu();
     setup_drives();
