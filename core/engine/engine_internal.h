@@ -23,7 +23,10 @@ enum {
     EGF_ANSWERED_SDTR = 1u << 2, /* this connection: we answered the target's own SDTR, */
     EGF_ANSWERED_WDTR = 1u << 3, /* ... its WDTR, */
     EGF_ANSWERED_PPR = 1u << 4,  /* ... its PPR (one answer per kind per connection) */
-    EGF_REFUSED = 1u << 5        /* the target rejected our abort or reset message */
+    EGF_REFUSED = 1u << 5,       /* the target rejected our abort or reset message */
+    EGF_TAG_MAY_FOLLOW = 1u << 6 /* reselected: took the untagged command as the nexus, but a
+                                    command sent tagged before the target rejected tags is
+                                    disconnected too; a tag message now names that one */
 };
 /* decide.c: ccb->priv.recovery of a command handed to a script/command-level
  * back-end (the phase-level INITIATOR DETECTED ERROR count is unused there). */
