@@ -297,11 +297,21 @@ void pcam_eng_abandon_nexus(pcam_bus *bus, uint8_t msg)
     bus->hal.ops->set_atn(bus->hal.sc);
 }
 
+static void reset_for_phase(pcam_bus *bus, pcam_phase phase, const char *why);
+
 static void data_phase(pcam_bus *bus, pcam_phase phase)
 {
     pcam_ccb *c = bus->nexus;
     if (c == NULL || (bus->engine_flags & EGF_AWAIT_TAG) != 0) {
-        /* Data with no nexus: a lying target. End it and keep the bus alive. */
+        if (phase == PCAM_PHASE_DATA_OUT) {
+            /* It wants data for a task that is not ours (one we aborted
+             * and it kept, or a lie): bytes from the bit bucket would be
+             * written to its medium. Only RST ends it without (found by
+             * pcambench --soak with targets deaf to ABORT TASK). */
+            reset_for_phase(bus, phase, "data out for a task that is not ours; resetting the bus");
+            return;
+        }
+        /* Data in with no nexus: a lying target. End it and keep the bus alive. */
         if (bus->msgout_len == 0)
             pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK_SET);
         bit_bucket(bus, phase);
@@ -360,6 +370,8 @@ void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase)
 {
     pcam_ccb *c = bus->nexus;
     bus->state = ES_CONNECTED;
+    if (phase != PCAM_PHASE_MSG_IN)
+        bus->engine_flags &= (uint8_t)~EGF_TAG_MAY_FOLLOW; /* no tag came: the guess stands */
     /* The target moved on past our negotiation message without a word. */
     if (c != NULL && (c->priv.flags & PCAM_CF_NEGO) != 0 && phase != PCAM_PHASE_MSG_IN &&
         phase != PCAM_PHASE_MSG_OUT && pcam_nego_in_flight(bus, c->target)) {
