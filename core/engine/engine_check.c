@@ -11,6 +11,8 @@
  */
 #include "engine_internal.h"
 
+#if PCAM_CFG_INVARIANTS
+
 /* Walk a link2 list: count its members that are active, find its tail.
  * Bounded, so a cycle is reported rather than followed. */
 static const char *walk(const pcam_ccb *head, uint32_t limit, uint32_t *active, const pcam_ccb **tail)
@@ -72,3 +74,4 @@ const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive)
         return "active CCB with a list link but on neither the sense nor the abort list";
     return NULL;
 }
+#endif /* PCAM_CFG_INVARIANTS */

@@ -302,6 +302,7 @@ pcam_ccb *pcam_q_find_tag(pcam_bus *bus, uint8_t target, uint8_t lun, int tag)
     return NULL;
 }
 
+#if PCAM_CFG_INVARIANTS
 /* ---- invariants ---- */
 
 static const char *check_links(const pcam_ccb_queue *q)
@@ -492,3 +493,4 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
     }
     return NULL;
 }
+#endif /* PCAM_CFG_INVARIANTS */
