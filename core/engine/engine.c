@@ -579,8 +579,13 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
     pcam_recov_action a;
 
     if ((c->priv.flags & PCAM_CF_ABORT) != 0) {
-        /* Completed after all despite the abort request: report the abort. */
+        /* Completed after all despite the abort request: report the abort,
+         * or the reason the engine itself aborted it (an overrun, a phase
+         * in the wrong direction), which a target that ignored our ABORT
+         * TASK must not turn into a caller's abort. */
         uint32_t st = (c->priv.flags & PCAM_CF_TIMED_OUT) != 0 ? PCAM_CMD_TIMEOUT : PCAM_REQ_ABORTED;
+        if (st == PCAM_REQ_ABORTED && (c->status == PCAM_DATA_RUN_ERR || c->status == PCAM_SEQUENCE_FAIL))
+            st = c->status;
         if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
             pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
             pcam_core_unfreeze(bus, l);
