@@ -191,7 +191,7 @@ if [ $CHIP = sym ]; then
   # more commands on the wire at once than disks: only tags allow that
   mo=$(sed -n 's/.*PCAMT-DMESG-RMMOD: .*pcam: sym: .*at most \([0-9]*\) outstanding.*/\1/p' "$W/serial.txt" | head -1)
   eq "tagged: more than 3 commands outstanding on the chip at once (at most ${mo:-?})" "$(echo "${mo:-0}" | awk '$1 > 3 {print "yes"}')" yes
-  has "fio reader 16 deep" 'PCAMT-FIO: +r: .*err= *0'
+  has "fio reader (libaio, 16 deep): no error" 'PCAMT-FIO: +r: .*err= *0'
 fi
 eq "every command handed to the core came back exactly once" "$(echo "$inout" | awk '$1 > 0 && $1 == $2 {print "equal"}')" equal
 has "rmmod" 'PCAMT: rmmod rc=0'
