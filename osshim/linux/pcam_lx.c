@@ -774,7 +774,7 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (pcam_bus_init(&h->bus, &cfg, &h->hal, &h->plat, h->luns,
 			  PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) != PCAM_OK) {
 		rc = -EINVAL;
-		goto free;
+		goto stop;
 	}
 	/* Queue limits from the chip's capabilities, capped by our SG array. */
 	sh->sg_tablesize = min_t(u32, PLX_SG, caps.max_sg);
@@ -802,6 +802,8 @@ irq:
 	free_irq(pdev->irq, h);
 shut:
 	pcam_bus_shutdown(&h->bus);
+stop:
+	h->chip->stop(h);
 free:
 	hrtimer_cancel(&h->timer);
 	scsi_host_put(sh);
@@ -825,6 +827,7 @@ static void plx_remove(struct pci_dev *pdev)
 	spin_unlock_irqrestore(&h->lock, flags);
 	hrtimer_cancel(&h->timer);
 	free_irq(pdev->irq, h);
+	h->chip->stop(h); /* before the managed DMA area goes with the device */
 	h->chip->report(h);
 	dev_info(&pdev->dev, "pcam: bus shut down, chip reset, %llu commands in, %llu completed, %s\n",
 		 h->submitted, h->completed,

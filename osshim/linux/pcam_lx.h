@@ -89,6 +89,7 @@ struct plx_chip {
 	int (*attach)(struct plx_host *h);
 	u64 (*interrupts)(struct plx_host *h);	/* chip interrupts decoded so far */
 	void (*report)(struct plx_host *h);	/* the back-end's counters, to the log */
+	void (*stop)(struct plx_host *h);	/* after the core's shutdown: the chip uses no memory */
 };
 extern const struct plx_chip plx_chips[];
 extern const struct pci_device_id plx_ids[];

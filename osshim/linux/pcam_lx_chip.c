@@ -47,6 +47,11 @@ static u64 plx_esp_interrupts(struct plx_host *h)
 	return st.interrupts;
 }
 
+/* Nothing to stop: after the core's chip reset the ESP does not DMA. */
+static void plx_esp_stop(struct plx_host *h)
+{
+}
+
 static void plx_esp_report(struct plx_host *h)
 {
 	pcam_esp_stats st;
@@ -115,6 +120,13 @@ static u64 plx_sym_interrupts(struct plx_host *h)
 	return st.interrupts;
 }
 
+/* The script runs again after the core's chip reset: halt it before the
+ * managed DMA area is freed with the device. */
+static void plx_sym_stop(struct plx_host *h)
+{
+	pcam_sym_stop(&h->u.sym);
+}
+
 static void plx_sym_report(struct plx_host *h)
 {
 	pcam_sym_stats st;
@@ -129,8 +141,10 @@ static void plx_sym_report(struct plx_host *h)
 /* ---------------------------------------------------------------- table */
 
 const struct plx_chip plx_chips[] = {
-	[PLX_CHIP_ESP] = { "AM53C974", plx_esp_attach, plx_esp_interrupts, plx_esp_report },
-	[PLX_CHIP_SYM] = { "53C8xx", plx_sym_attach, plx_sym_interrupts, plx_sym_report },
+	[PLX_CHIP_ESP] = { "AM53C974", plx_esp_attach, plx_esp_interrupts, plx_esp_report,
+			   plx_esp_stop },
+	[PLX_CHIP_SYM] = { "53C8xx", plx_sym_attach, plx_sym_interrupts, plx_sym_report,
+			   plx_sym_stop },
 };
 
 /* 53C8xx IDs: the entries of hal/sym's chip table with LOAD/STORE, which
