@@ -167,9 +167,9 @@ static bool plx_sg_lookup(struct plx_cmd *c, u8 *va, size_t len, u64 *bus)
  * The back-end asks for one segment piece at a time by virtual address.
  * Data segments were mapped once per command by scsi_dma_map(): find the
  * piece there. Anything else (selection bytes, sense, the core's own
- * buffers, all in kmalloc'ed memory) is mapped singly, in one of
- * PLX_SINGLES slots: hal/esp has one DMA run out at a time, hal/sym maps
- * every command's buffers when it starts it.
+ * buffers, all in kmalloc'ed memory) is mapped singly, in one of the chip's
+ * slots: hal/esp has one DMA run out at a time (one slot, reused), hal/sym
+ * maps every command's buffers when it starts it (PLX_SINGLES slots).
  */
 static int plx_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus)
 {
@@ -186,16 +186,25 @@ static int plx_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64
 			return 0;
 		}
 	}
-	for (i = 0; i < PLX_SINGLES && h->single[i].used; i++)
+	for (i = 0; i < h->chip->singles && h->single[i].used; i++)
 		;
-	if (i == PLX_SINGLES)
-		return -1; /* the back-end fails the command with a defined status */
-	a = dma_map_single(&h->pdev->dev, va, len,
-			   dir == PCAM_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	if (i == h->chip->singles) {
+		if (i != 1)
+			return -1; /* the back-end fails the command with a defined status */
+		/* hal/esp: one DMA run at a time; a new run means the last ended
+		 * (its paths do not all unmap before mapping again). */
+		dma_unmap_single(&h->pdev->dev, h->single[0].addr, h->single[0].len,
+				 h->single[0].dir);
+		h->single[0].used = false;
+		i = 0;
+	}
+	h->single[i].dir = dir == PCAM_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	a = dma_map_single(&h->pdev->dev, va, len, h->single[i].dir);
 	if (dma_mapping_error(&h->pdev->dev, a))
 		return -1;
 	h->single[i].used = true;
 	h->single[i].addr = a;
+	h->single[i].len = len;
 	*bus = a;
 	return 0;
 }
@@ -207,10 +216,9 @@ static void plx_dma_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, uin
 
 	/* Pieces of a scsi_dma_map() list are not in single[]: they are
 	 * unmapped with their command. */
-	for (i = 0; i < PLX_SINGLES; i++) {
+	for (i = 0; i < h->chip->singles; i++) {
 		if (h->single[i].used && h->single[i].addr == bus) {
-			dma_unmap_single(&h->pdev->dev, bus, len,
-					 dir == PCAM_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+			dma_unmap_single(&h->pdev->dev, bus, h->single[i].len, h->single[i].dir);
 			h->single[i].used = false;
 			return;
 		}

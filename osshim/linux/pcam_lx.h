@@ -59,6 +59,8 @@ struct plx_host {
 	struct plx_cmd *last_hit;	/* dma_map lookup cache */
 	struct plx_single {
 		dma_addr_t addr;
+		size_t len;
+		enum dma_data_direction dir;
 		bool used;
 	} single[PLX_SINGLES];
 	const struct plx_chip *chip;
@@ -90,6 +92,9 @@ struct plx_chip {
 	u64 (*interrupts)(struct plx_host *h);	/* chip interrupts decoded so far */
 	void (*report)(struct plx_host *h);	/* the back-end's counters, to the log */
 	void (*stop)(struct plx_host *h);	/* after the core's shutdown: the chip uses no memory */
+	/* dma_map_single() slots the back-end may hold; 1 means it has one DMA
+	 * run out at a time, so a new mapping ends the previous one. */
+	unsigned int singles;
 };
 extern const struct plx_chip plx_chips[];
 extern const struct pci_device_id plx_ids[];

@@ -142,9 +142,9 @@ static void plx_sym_report(struct plx_host *h)
 
 const struct plx_chip plx_chips[] = {
 	[PLX_CHIP_ESP] = { "AM53C974", plx_esp_attach, plx_esp_interrupts, plx_esp_report,
-			   plx_esp_stop },
+			   plx_esp_stop, 1 },
 	[PLX_CHIP_SYM] = { "53C8xx", plx_sym_attach, plx_sym_interrupts, plx_sym_report,
-			   plx_sym_stop },
+			   plx_sym_stop, PLX_SINGLES },
 };
 
 /* 53C8xx IDs: the entries of hal/sym's chip table with LOAD/STORE, which
