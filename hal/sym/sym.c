@@ -750,3 +750,17 @@ size_t pcam_sym_script_bytes(const pcam_sym *sc)
     const sym_sc *s = (const sym_sc *)(const void *)sc;
     return s != NULL && s->attached ? (size_t)s->script_words * 4u : 0;
 }
+
+void pcam_sym_stop(pcam_sym *sc)
+{
+    sym_sc *s = (sym_sc *)(void *)sc;
+    if (s == NULL || !s->attached)
+        return;
+    /* A soft reset halts SCRIPTS and clears the interrupt enables, so the
+     * chip neither fetches from nor writes into the DMA area any more. */
+    sym_wr8(s, R_ISTAT, ISTAT_SRST);
+    if (s->p.delay_us != NULL)
+        s->p.delay_us(s->p.ctx, 10);
+    sym_wr8(s, R_ISTAT, 0);
+    s->attached = false;
+}

@@ -177,6 +177,16 @@ void pcam_sym_get_stats(const pcam_sym *sc, pcam_sym_stats *out);
  */
 size_t pcam_sym_script_bytes(const pcam_sym *sc);
 
+/**
+ * Halt the chip for good: a soft reset stops SCRIPTS and disables its
+ * interrupts, so the DMA area may be freed afterwards. Call it after
+ * pcam_bus_shutdown() (which resets the chip and starts the script again)
+ * and before the DMA area goes away; the back-end is detached (attach it
+ * again to reuse @p sc).
+ * @param sc an attached back-end (NULL or not attached: nothing happens).
+ */
+void pcam_sym_stop(pcam_sym *sc);
+
 #ifdef __cplusplus
 }
 #endif
