@@ -211,12 +211,13 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
     c->func = PCAM_FN_SCSI_IO;
     c->target = srb->SRB_Target;
     c->lun = srb->SRB_Lun;
-    /* ASPI is a pass-through: no retries (the client sees UNIT ATTENTION
-     * and BUSY itself); tags only where the LUN takes them, so QUEUE FULL
+    /* ASPI is a pass-through: no retries and no recovery (the client sees
+     * UNIT ATTENTION, also the one of a reset it asked for, and BUSY
+     * itself); tags only where the LUN takes them, so QUEUE FULL
      * stays the core's business; a CDB whose length does not match its
      * opcode group goes to the target, which judges it (tools send such
      * CDBs on purpose). */
-    c->flags = PCAM_CCB_TAGGED | PCAM_CCB_PASSTHRU;
+    c->flags = PCAM_CCB_TAGGED | PCAM_CCB_PASSTHRU | PCAM_CCB_NO_RECOVERY;
     if (srb->SRB_SenseLen == 0)
         c->flags |= PCAM_CCB_DIS_AUTOSENSE;
     c->timeout_ms = timeout_ms(ad, srb->SRB_Target, srb->SRB_Lun);
