@@ -750,3 +750,25 @@ size_t pcam_sym_script_bytes(const pcam_sym *sc)
     const sym_sc *s = (const sym_sc *)(const void *)sc;
     return s != NULL && s->attached ? (size_t)s->script_words * 4u : 0;
 }
+
+void pcam_sym_stop(pcam_sym *sc)
+{
+    sym_sc *s = (sym_sc *)(void *)sc;
+
+    if (s == NULL || !s->attached)
+        return;
+    /* Tasks left at a target would reselect a chip that forgot them: clear
+     * the bus first (as op_reset_chip does), then a soft reset and no DSP
+     * write, so SCRIPTS stay stopped and the DMA area is no longer read. */
+    if (s->live != 0) {
+        sym_wr8(s, R_SCNTL1, SCNTL1_RST);
+        if (s->p.delay_us != NULL)
+            s->p.delay_us(s->p.ctx, 25);
+        sym_wr8(s, R_SCNTL1, 0);
+    }
+    sym_forget_all(s);
+    sym_wr8(s, R_ISTAT, ISTAT_SRST);
+    if (s->p.delay_us != NULL)
+        s->p.delay_us(s->p.ctx, 10);
+    sym_wr8(s, R_ISTAT, 0);
+}

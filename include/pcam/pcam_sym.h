@@ -177,6 +177,16 @@ void pcam_sym_get_stats(const pcam_sym *sc, pcam_sym_stats *out);
  */
 size_t pcam_sym_script_bytes(const pcam_sym *sc);
 
+/**
+ * Leave the chip reset with SCRIPTS stopped, so that it no longer reads the
+ * DMA area: for a host handing the chip over or about to free that area
+ * (UEFI ExitBootServices and Stop, module unload). Call it after
+ * pcam_bus_shutdown(); the back-end's reset_chip (which restarts the
+ * script) must not run again before a new pcam_sym_attach().
+ * @param sc an attached back-end (NULL or unattached: nothing happens).
+ */
+void pcam_sym_stop(pcam_sym *sc);
+
 #ifdef __cplusplus
 }
 #endif
