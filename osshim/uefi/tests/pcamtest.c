@@ -12,8 +12,8 @@
 /* BAR0 0x40: the AM53C974 DMA command register, START|direction while the
  * engine runs; BAR0 0x15: the 53C895A's ISTAT1, SRUN while SCRIPTS run. */
 static const chip_profile g_chips[] = {
-    {L"esp", 0x1022, 0x2020, 8, T_FAT, 1, 0x40, 0x03, TRUE, FALSE},
-    {L"lsi", 0x1000, 0x0012, 16, 1, 0, 0x15, 0x02, FALSE, TRUE},
+    {L"esp", 0x1022, 0x2020, 8, T_FAT, 1, 0x40, 0x03, FALSE},
+    {L"lsi", 0x1000, 0x0012, 16, 1, 0, 0x15, 0x02, TRUE},
 };
 const chip_profile *g_chip = &g_chips[0];
 
@@ -377,11 +377,8 @@ static int t_timeout(PCAM_EXT_SCSI_PASS_THRU *pt)
      * first, while nothing is in flight (its disks' own commands on the way
      * out would otherwise wait behind the held read); at TPL_CALLBACK the
      * driver's timer cannot move the requests either. */
-    if (!g_chip->stop_works)
-        Print(L"@STOPSKIP\r\n");
-    else
-        Print(L"@STOPBUS st=%s\r\n", pt_stname(disconnect_users(g_ctrl)));
-    if (g_chip->stop_works && nb_setup()) {
+    Print(L"@STOPBUS st=%s\r\n", pt_stname(disconnect_users(g_ctrl)));
+    if (nb_setup()) {
         EFI_TPL old = BS->RaiseTPL(TPL_CALLBACK);
         EFI_STATUS d;
         for (UINTN j = 0; j < 4; j++)
@@ -448,10 +445,6 @@ static int t_cycle(UINTN n)
     EFI_GUID bio = BLOCK_IO_PROTOCOL;
     UINTN before = count_handles(&bio);
 
-    if (!g_chip->stop_works) {
-        Print(L"@CYCLESKIP\r\n");
-        return 0;
-    }
     for (UINTN i = 0; i < n; i++) {
         PCAM_EXT_SCSI_PASS_THRU *pt = NULL;
         EFI_HANDLE h;
@@ -617,10 +610,7 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
         return EFI_INVALID_PARAMETER;
     }
     if (StrCmp(argv[1], L"unload") == 0) {
-        if (!g_chip->stop_works)
-            Print(L"@UNLOADSKIP\r\n");
-        else
-            t_unload();
+        t_unload();
         return EFI_SUCCESS;
     }
     if (EFI_ERROR(pt_find(g_chip->vendor, g_chip->device, &g_ctrl, &pt))) {

@@ -18,17 +18,13 @@
  * first arguments "-c esp" or "-c lsi"): which pass-thru to use, the
  * chip's ID count, where the small pattern disk sits (QEMU's lsi53c895a has
  * no LUNs above 0), a BAR0 register that shows the chip at work, and
- * whether the Stop steps can run. */
+ * whether the model takes tags. */
 typedef struct chip_profile {
     const CHAR16 *name;
     UINT16 vendor, device;
     UINT8 ntargets;
     UINT8 pat1_target, pat1_lun;
     UINT8 busy_reg, busy_mask;
-    /* FALSE: DisconnectController of this controller fails in OVMF
-     * (EFI_NOT_FOUND with the ScsiDisk stack on it, seen on the 53C895A and
-     * not understood), so the Stop, cycle and unload steps are skipped. */
-    BOOLEAN stop_works;
     BOOLEAN tags; /* the model queues tagged commands (pcamtest tagged) */
 } chip_profile;
 extern const chip_profile *g_chip;
