@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# /init of bench/linux-vs-am53c974.sh's guest: loads one driver for the
-# AM53C974 (drv=pcam: pcam_esp.ko; drv=esp: Linux's esp_scsi + am53c974),
-# runs the same workloads and prints "PCAMB: name value" lines. Measures,
-# asserts nothing; every loop is bounded.
+# /init of bench/linux-side-by-side.sh's guest: loads one driver for the
+# controller QEMU has (drv=pcam: pcam.ko; drv=am53c974: Linux's esp_scsi +
+# am53c974; drv=sym53c8xx: Linux's sym53c8xx), runs the same workloads and
+# prints "PCAMB: name value" lines. Measures, asserts nothing; every loop is
+# bounded.
 /bin/busybox --install -s
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -14,13 +15,13 @@ say() { echo "PCAMB: $*"; }
 drv=pcam
 for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; esac; done
 for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done
-if [ "$drv" = esp ]; then
-  for m in $(cat /etc/modules.am53c974); do insmod "$M/$m"; done
-else
-  # pcam_esp.NAME=VALUE words on the kernel command line become parameters
+if [ "$drv" = pcam ]; then
+  # pcam.NAME=VALUE words on the kernel command line become parameters
   args=""
-  for w in $(cat /proc/cmdline); do case $w in pcam_esp.*) args="$args ${w#pcam_esp.}" ;; esac; done
-  insmod "$M/pcam_esp.ko" $args
+  for w in $(cat /proc/cmdline); do case $w in pcam.*) args="$args ${w#pcam.}" ;; esac; done
+  insmod "$M/pcam.ko" $args
+else
+  for m in $(cat /etc/modules.$drv); do insmod "$M/$m"; done
 fi
 dev_of() {
   for d in /sys/class/scsi_disk/*:0:"$1":0/device/block/*; do [ -e "$d" ] && basename "$d"; done
@@ -32,7 +33,7 @@ while [ $i -lt 600 ]; do
   sleep 0.1; i=$((i + 1))
 done
 say "driver $drv disks $A $B depth $(cat /sys/block/$A/device/queue_depth) type $(cat /sys/block/$A/device/queue_type)"
-irqs() { awk '/pcam_esp|am53c974/ {s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s}' /proc/interrupts; }
+irqs() { awk '/pcam|am53c974|sym53c8xx/ {s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s}' /proc/interrupts; }
 # terse fields: 6 KiB read, 8 IOPS, 9 runtime ms, 40 mean latency us
 fiot() { fio --output-format=terse --name=b --direct=1 "$@" 2>/dev/null | tail -1; }
 field() { echo "$1" | cut -d';' -f"$2"; }
@@ -40,12 +41,16 @@ field() { echo "$1" | cut -d';' -f"$2"; }
 # warm up (first reads after attach, QEMU's host cache)
 fiot --filename=/dev/$A --ioengine=psync --rw=read --bs=64k --size=8M > /dev/null
 
+# busy and idle jiffies of the one vCPU (idle includes iowait): how much of
+# the time the guest itself was running, against waiting for the device
+cpu() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat; }
 for qd in 1 "$(cat /sys/block/$A/device/queue_depth)"; do
-  i0=$(irqs)
+  i0=$(irqs); c0=$(cpu)
   r=$(fiot --filename=/dev/$A --ioengine=libaio --iodepth=$qd --rw=randread --bs=4k --size=64M \
       --norandommap --runtime=10 --time_based)
-  i1=$(irqs)
-  say "randread4k qd=$qd iops $(field "$r" 8) ios $(( $(field "$r" 6) / 4 )) irqs $((i1 - i0))"
+  i1=$(irqs); c1=$(cpu)
+  busy=$(echo "$c0 $c1" | awk '{b = $3 - $1; i = $4 - $2; printf "%.0f", (b + i) ? 100 * b / (b + i) : 0}')
+  say "randread4k qd=$qd iops $(field "$r" 8) ios $(( $(field "$r" 6) / 4 )) irqs $((i1 - i0)) busy% $busy"
 done
 
 # 1999: 2,000 re-reads at offset 0 of 4 KiB and of 8 KiB, one process, pread

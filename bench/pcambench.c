@@ -20,6 +20,7 @@
 #include "pcam/pcam_cdb.h"
 #include "pcam/pcam_msg.h"
 #include "pcambench.h"
+#include "soak.h"
 #include "simrig.h"
 
 enum pattern { PAT_RAND4K, PAT_SEQ32K, PAT_FILESERVER, PAT_MIXED };
@@ -608,6 +609,10 @@ int pcambench_main(int argc, char **argv, const char *name)
 #ifndef PCAMBENCH_NO_MAIN
 int main(int argc, char **argv)
 {
+    /* --soak (bench/soak.c) is pcambench's own, not pcamctl bench's. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--soak") == 0)
+            return soak_main(argc, argv, "pcambench");
     return pcambench_main(argc, argv, "pcambench");
 }
 #endif

@@ -18,7 +18,8 @@
  *    checked after completion, and under ASan a completed CCB's buffers are
  *    poisoned so a late write by the core is caught;
  *  - results are in range (resid, sense_resid, a defined status);
- *  - pcam_bus_check_invariants() returns NULL after every step;
+ *  - pcam_bus_check_invariants() returns NULL after every step that entered
+ *    the core;
  *  - the run ends within a step budget, and the core never goes idle with
  *    a CCB outstanding (that is a lost command). Either is a hang: abort.
  *
@@ -320,9 +321,11 @@ static bool step(void)
     if (t < now)
         t = now;
     pcam_sim_advance(sim, t);
-    if (!polled && d <= t)
+    /* Only an entry into the core can change its state: check after those. */
+    if (!polled && d <= t) {
         pcam_bus_tick(&bus);
-    check_core();
+        check_core();
+    }
     return true;
 }
 

@@ -3,6 +3,7 @@
  * The minimal configuration: the smallest useful core, for small firmware.
  * Phase-level chips only, narrow (8 IDs), no formatters or text tables, no
  * codec helpers the core does not call itself (CDB and sense builders), no
+ * invariant checker, no
  * event ring or counters, 32 tags per LUN, a 16-bucket tag index and a 64-byte scan
  * buffer (REPORT LUNS up to 7 LUNs). Used as an embedder's own
  * configuration file would be:
@@ -19,6 +20,7 @@
 #define PCAM_CFG_TEXT 0
 #define PCAM_CFG_CMDLEVEL 0
 #define PCAM_CFG_CODEC_EXTRAS 0
+#define PCAM_CFG_INVARIANTS 0
 #define PCAM_CFG_MAX_TARGETS 8
 #define PCAM_CFG_TAGS 32
 #define PCAM_CFG_TAG_HASH 16

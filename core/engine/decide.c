@@ -135,8 +135,14 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
 
 static void dec_issue(pcam_bus *bus, pcam_ccb *c, uint64_t now)
 {
-    uint32_t to = c->timeout_ms != 0 ? c->timeout_ms : bus->cfg.default_timeout_ms;
-    c->priv.deadline_ns = now + PCAM_MS(to);
+    c->priv.deadline_ns = pcam_eng_issue_deadline(bus, c, now);
+    if (c->priv.deadline_ns == 0) {
+        PCAM_COUNT(bus->targets[c->target], timeouts);
+        pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, c->priv.tag);
+        c->u.io.recovery |= PCAM_RCV_NOT_ISSUED;
+        pcam_eng_retire(bus, c, PCAM_CMD_TIMEOUT);
+        return;
+    }
     if (c->priv.deadline_ns < bus->timer_ns)
         bus->timer_ns = c->priv.deadline_ns;
     dec_reset_io(c);
@@ -147,6 +153,7 @@ static void dec_issue(pcam_bus *bus, pcam_ccb *c, uint64_t now)
 static void dec_send_abort(pcam_bus *bus, pcam_ccb *v)
 {
     v->priv.recovery |= DEC_ABORT_SENT;
+    v->u.io.recovery |= PCAM_RCV_ABORT;
     if ((v->priv.recovery & DEC_AT_HAL) != 0)
         (void)bus->hal.cmd->abort(bus->hal.sc, v);
     /* Not at the back-end (waiting for its REQUEST SENSE slot): it comes
@@ -168,6 +175,7 @@ static bool dec_recovery(pcam_bus *bus, uint64_t now)
         bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
         bus->recov_target = v->target;
         bus->recov_lun = v->lun;
+        v->u.io.recovery |= PCAM_RCV_DEV_RESET;
         if (bus->hal.cmd->reset_dev(bus->hal.sc, v->target, v->lun, false) < 0)
             pcam_eng_escalate(bus);
         return true;

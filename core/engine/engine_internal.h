@@ -23,7 +23,10 @@ enum {
     EGF_ANSWERED_SDTR = 1u << 2, /* this connection: we answered the target's own SDTR, */
     EGF_ANSWERED_WDTR = 1u << 3, /* ... its WDTR, */
     EGF_ANSWERED_PPR = 1u << 4,  /* ... its PPR (one answer per kind per connection) */
-    EGF_REFUSED = 1u << 5        /* the target rejected our abort or reset message */
+    EGF_REFUSED = 1u << 5,       /* the target rejected our abort or reset message */
+    EGF_TAG_MAY_FOLLOW = 1u << 6 /* reselected: took the untagged command as the nexus, but a
+                                    command sent tagged before the target rejected tags is
+                                    disconnected too; a tag message now names that one */
 };
 /* decide.c: ccb->priv.recovery of a command handed to a script/command-level
  * back-end (the phase-level INITIATOR DETECTED ERROR count is unused there). */
@@ -31,12 +34,18 @@ enum {
     DEC_AT_HAL = 1u << 6,      /* the back-end holds it and owes a pcam_bus_hal_done() */
     DEC_ABORT_SENT = 1u << 7   /* pcam_hal_cmd_ops::abort was called for it */
 };
+/* ccb->priv.recovery, both paths: its REQUEST SENSE was sent again once
+ * because the first one met CHECK CONDITION itself (engine.c). */
+#define PCAM_REC_SENSE_AGAIN 0x20u
 /* INITIATOR DETECTED ERRORs per command before a parity error is left to a retry. */
 #define PCAM_IDE_LIMIT 3u
 /* bus->recovery: the escalation step in progress */
 enum { RS_NONE = 0, RS_ABORT, RS_BDR, RS_BDR_SENT, RS_BUS_RESET, RS_CHIP_RESET };
 
 /* engine.c */
+/* The deadline an issue at `now` gets: its timeout, cut to what is left of
+ * its life in the core (pcam_core_life_end); 0 when nothing is left. */
+uint64_t pcam_eng_issue_deadline(const pcam_bus *bus, const pcam_ccb *ccb, uint64_t now);
 void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase);
 void pcam_eng_on_bus_free(pcam_bus *bus);
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
@@ -49,7 +58,7 @@ void pcam_eng_mgmt_step_start(pcam_bus *bus);
 void pcam_eng_mgmt_step_over(pcam_bus *bus);
 /* recovery.c: an I/O CCB is leaving the core; if a recovery step was
  * working on it, the step must forget it. */
-void pcam_eng_recov_ccb_gone(pcam_bus *bus, const pcam_ccb *ccb);
+void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb);
 /* recovery.c: a reselection has no command of ours (with its deadline) on
  * the bus until it names one; these arm and end a deadline for that time. */
 void pcam_eng_watch_start(pcam_bus *bus);

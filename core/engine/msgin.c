@@ -51,6 +51,7 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
     pcam_lun *l = NULL;
     pcam_ccb *only_untagged = NULL;
     bool any_tagged = false;
+    bool tagged_left = false; /* NO_TAGS target: a command still tagged on the wire is out */
 
     bus->state = ES_CONNECTED;
     bus->conn_target = target;
@@ -68,13 +69,24 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
         any_tagged = !wire_untagged && l->active.count > l->active_untagged;
         if (!any_tagged && l->active.count > 0) {
             for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
-                if ((c->priv.flags & PCAM_CF_DISCONNECTED) != 0 &&
-                    (c->priv.tag_msg == 0 || (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) != 0)) {
-                    only_untagged = c;
-                    break;
+                if ((c->priv.flags & PCAM_CF_DISCONNECTED) == 0)
+                    continue;
+                if (c->priv.tag_msg == 0 || (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) != 0) {
+                    if (only_untagged == NULL)
+                        only_untagged = c;
+                } else {
+                    /* Issued with a tag before the target rejected tags: its
+                     * reselection still sends the tag (found by the soak on
+                     * hal/esp: such a command's data went into the untagged
+                     * one's buffer). */
+                    tagged_left = true;
                 }
+                if (only_untagged != NULL && (tagged_left || !wire_untagged))
+                    break;
             }
         }
+        if (only_untagged == NULL && tagged_left)
+            any_tagged = true;
     }
     if (l == NULL || (only_untagged == NULL && !any_tagged)) {
         /* Nothing of ours is disconnected on that I_T_L: the target lies. */
@@ -89,6 +101,8 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
         bus->engine_flags |= EGF_AWAIT_TAG;
     } else {
         reconnect(bus, only_untagged);
+        if (tagged_left)
+            bus->engine_flags |= EGF_TAG_MAY_FOLLOW;
     }
     accept(bus, false);
 }
@@ -102,6 +116,7 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
     }
     bus->msgin_len = 0;
     bus->engine_flags = 0;
+    bus->zero_xfers = 0;
     pcam_eng_watch_start(bus);
     if (ev->parity_error) {
         uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
@@ -120,6 +135,23 @@ static void tag_in(pcam_bus *bus, const pcam_msg *m)
 {
     pcam_lun *l = pcam_core_lun(bus, bus->conn_target, bus->conn_lun);
     pcam_ccb *c = NULL;
+    if ((bus->engine_flags & EGF_TAG_MAY_FOLLOW) != 0 && l != NULL && bus->nexus != NULL) {
+        /* The reselection was for a command still tagged on the wire, not
+         * for the untagged one taken as the nexus at the IDENTIFY: nothing
+         * has moved yet, so put that one back and take the tagged one. */
+        bus->engine_flags &= (uint8_t)~EGF_TAG_MAY_FOLLOW;
+        c = pcam_q_find_tag(bus, bus->conn_target, bus->conn_lun, m->tag);
+        if (c != NULL && c != bus->nexus && (c->priv.flags & PCAM_CF_DISCONNECTED) != 0 &&
+            (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) == 0) {
+            pcam_ccb *guess = bus->nexus;
+            guess->priv.flags |= PCAM_CF_DISCONNECTED;
+            guess->priv.data_ptr = guess->priv.saved_ptr;
+            PCAM_UNCOUNT(bus->targets[guess->target], reselections);
+            reconnect(bus, c);
+            accept(bus, false);
+            return;
+        }
+    }
     if ((bus->engine_flags & EGF_AWAIT_TAG) == 0 || l == NULL) {
         reject_and_accept(bus);
         return;
@@ -213,6 +245,11 @@ static void message_reject_in(pcam_bus *bus)
          * takes the ladder a rung up. */
         bus->engine_flags |= EGF_REFUSED;
         bus->expect_free = EF_NONE;
+        if (c != NULL)
+            c->u.io.recovery |= (uint16_t)(last == PCAM_MSG_TARGET_RESET ||
+                                                   last == PCAM_MSG_LOGICAL_UNIT_RESET
+                                               ? PCAM_RCV_DEV_RESET_REFUSED
+                                               : PCAM_RCV_ABORT_REFUSED);
         pcam_core_log(bus, PCAM_LOG_WARN, "target refused an abort or reset message", NULL);
     } else if (last == PCAM_MSG_EXTENDED && bus->conn_target < PCAM_MAX_TARGETS &&
                pcam_nego_in_flight(bus, bus->conn_target)) {
@@ -266,7 +303,7 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
             /* The answer to our INITIATOR DETECTED ERROR: the bad bytes come
              * again, so the command need not be retried for them. */
             if (bus->last_msgout == PCAM_MSG_INITIATOR_DETECTED_ERROR &&
-                c->priv.recovery <= PCAM_IDE_LIMIT)
+                (c->priv.recovery & 0x1Fu) <= PCAM_IDE_LIMIT)
                 c->priv.flags &= (uint8_t)~PCAM_CF_PARITY;
         }
         break;

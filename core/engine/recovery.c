@@ -46,7 +46,8 @@ static void unlink_sense(pcam_bus *bus, pcam_ccb *c)
 }
 
 /* Take an active CCB down: victims complete, bystanders are requeued. */
-static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override)
+/* `rcv`: the PCAM_RCV_* step that took it down, recorded on victims. */
+static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override, uint16_t rcv)
 {
     pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
     unlink_abort(bus, c);
@@ -58,6 +59,7 @@ static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override)
     if (bus->recov_ccb == c)
         bus->recov_ccb = NULL;
     if (is_victim(c)) {
+        c->u.io.recovery |= rcv;
         pcam_eng_retire(bus, c, victim_override != 0 ? victim_override : victim_status(c));
         return;
     }
@@ -74,7 +76,7 @@ static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override)
 }
 
 /* Every active CCB on (target, lun); 0xFF is a wildcard. */
-static void take_down_all(pcam_bus *bus, uint8_t target, uint8_t lun)
+static void take_down_all(pcam_bus *bus, uint8_t target, uint8_t lun, uint16_t rcv)
 {
     for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
         if (target != 0xFF && t != target)
@@ -86,7 +88,7 @@ static void take_down_all(pcam_bus *bus, uint8_t target, uint8_t lun)
             /* Requeued CCBs go to the pending front; take from the tail so
              * the oldest ends up first again. */
             while (l != NULL && l->active.tail != NULL)
-                take_down(bus, l->active.tail, 0);
+                take_down(bus, l->active.tail, 0, rcv);
         }
     }
 }
@@ -123,8 +125,15 @@ void pcam_eng_mgmt_step_start(pcam_bus *bus)
  * on to select with a CCB its caller owns again (found by fuzz_engine:
  * corpus/engine/timeout_then_completes). Later steps only need the pointer
  * gone. */
-void pcam_eng_recov_ccb_gone(pcam_bus *bus, const pcam_ccb *ccb)
+void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb)
 {
+    /* Leaving the active queue (finished after all, or requeued) while it
+     * waited for its ABORT TASK selection: off the abort list, or its owner
+     * resubmitting it would clear the link and cut off every victim queued
+     * behind it, whose timeouts are already spent (found by the checker's
+     * stale-link rule, test_core_starvation without aging). */
+    if (bus->abort_head != NULL)
+        unlink_abort(bus, ccb);
     if (bus->recov_ccb != ccb)
         return;
     if (bus->recovery == RS_ABORT || bus->recovery == RS_BDR)
@@ -170,7 +179,8 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
             uint8_t tag = victim->priv.tag; /* take_down frees it */
             if (!is_victim(victim))
                 victim->priv.flags |= PCAM_CF_ABORT;
-            take_down(bus, victim, 0);
+            victim->u.io.recovery |= PCAM_RCV_ABORT;
+            take_down(bus, victim, 0, PCAM_RCV_ABORT_OK);
             PCAM_COUNT(bus->targets[victim->target], aborts);
             pcam_core_event(bus, PCAM_EV_ABORT_SENT, victim->target, victim->lun, tag);
         }
@@ -181,17 +191,18 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
     case PCAM_MSG_CLEAR_TASK_SET:
         /* The target dropped every task of ours on that LUN, if it had any. */
         if (target < PCAM_MAX_TARGETS)
-            take_down_all(bus, target, lun);
+            take_down_all(bus, target, lun, PCAM_RCV_ABORT | PCAM_RCV_ABORT_OK);
         return;
     case PCAM_MSG_LOGICAL_UNIT_RESET:
     case PCAM_MSG_TARGET_RESET: {
         bool whole = msg_sent == PCAM_MSG_TARGET_RESET;
         if (target >= PCAM_MAX_TARGETS)
             return;
-        take_down_all(bus, target, whole ? 0xFF : lun);
+        take_down_all(bus, target, whole ? 0xFF : lun, PCAM_RCV_DEV_RESET | PCAM_RCV_DEV_RESET_OK);
         if (whole)
             pcam_nego_invalidate(bus, target); /* a BDR resets the agreement too */
         bus->targets[target].flags |= PCAM_TGTF_RESET_UA;
+        pcam_core_expect_reset_ua(bus, target, whole ? 0xFF : lun);
         PCAM_COUNT(bus->targets[target], resets);
         pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
                         whole ? 0xFF : lun, 0);
@@ -240,6 +251,7 @@ bool pcam_eng_start_recovery_io(pcam_bus *bus)
         }
         bus->recovery = RS_BDR_SENT;
         bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        v->u.io.recovery |= PCAM_RCV_DEV_RESET;
         pcam_eng_select(bus, v, SK_ABORT, PCAM_MSG_TARGET_RESET);
         return true;
     }
@@ -256,6 +268,7 @@ bool pcam_eng_start_recovery_io(pcam_bus *bus)
         bus->recovery = RS_ABORT;
         bus->recov_ccb = v;
         bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        v->u.io.recovery |= PCAM_RCV_ABORT;
         pcam_eng_select(bus, v, SK_ABORT, PCAM_MSG_ABORT_TASK);
         return true;
     }
@@ -343,7 +356,8 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
     bus->engine_flags = 0;
     bus->msgin_len = 0;
     bus->msgout_len = 0;
-    take_down_all(bus, 0xFF, 0xFF);
+    take_down_all(bus, 0xFF, 0xFF,
+                  (uint16_t)(PCAM_RCV_BUS_RESET | (bus->recovery == RS_CHIP_RESET ? PCAM_RCV_CHIP_RESET : 0)));
     bus->abort_head = NULL;
     for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
         if (t == bus->caps.initiator_id)
@@ -353,6 +367,7 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
         if ((bus->targets[t].flags & PCAM_TGTF_PRESENT) != 0)
             PCAM_COUNT(bus->targets[t], resets);
     }
+    pcam_core_expect_reset_ua(bus, 0xFF, 0xFF);
     recovery_done(bus);
     /* Settle, but never so long that a waiting command's budget is spent
      * waiting: cap it at a quarter of the shortest timeout queued. */
@@ -392,6 +407,7 @@ static void command_timed_out(pcam_bus *bus, pcam_ccb *c)
     bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
     if (bus->nexus == c && bus->state == ES_CONNECTED) {
         /* Connected: ask it to let go at its next phase change. */
+        c->u.io.recovery |= PCAM_RCV_ABORT;
         pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
     } else if ((c->priv.flags & PCAM_CF_DISCONNECTED) != 0) {
         pcam_eng_request_abort(bus, c);
@@ -404,6 +420,24 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < bus->nluns; i++) {
         pcam_lun *l = &bus->luns[i];
+        /* Waiting to be issued past its life in the core: it never reached
+         * the target this time, so nothing is to be aborted. */
+        for (pcam_ccb *c = l->pending.head, *n; c != NULL; c = n) {
+            uint64_t life = pcam_core_life_end(bus, c);
+            n = c->priv.next;
+            if (life <= now) {
+                pcam_ccbq_remove(&l->pending, c);
+                PCAM_COUNT(bus->targets[c->target], timeouts);
+                PCAM_COUNT(bus->targets[c->target], commands);
+                PCAM_COUNT(bus->targets[c->target], errors);
+                pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, 0xFFFF);
+                c->u.io.recovery |= PCAM_RCV_NOT_ISSUED;
+                pcam_core_complete(bus, c, PCAM_CMD_TIMEOUT);
+                pcam_q_touch(bus);
+            } else if (life < next) {
+                next = life;
+            }
+        }
         for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
             if ((c->priv.flags & PCAM_CF_TIMED_OUT) != 0)
                 continue;
@@ -514,8 +548,10 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
         if ((v->priv.flags & PCAM_CF_ABORT) != 0)
             break; /* already being aborted */
         v->priv.flags |= PCAM_CF_ABORT;
-        if (bus->nexus == v && bus->state == ES_CONNECTED)
+        if (bus->nexus == v && bus->state == ES_CONNECTED) {
+            v->u.io.recovery |= PCAM_RCV_ABORT;
             pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
+        }
         else if ((v->priv.flags & PCAM_CF_DISCONNECTED) != 0 || pcam_dec_active(bus))
             pcam_eng_request_abort(bus, v); /* (at a script/command-level back-end: its abort op) */
         /* Selecting or awaiting sense: it completes as aborted when it comes back. */

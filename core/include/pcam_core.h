@@ -49,8 +49,22 @@ enum {
 /* ---- LUN flags (pcam_lun.flags) ---- */
 enum {
     PCAM_LUNF_PRESENT = 1u << 0,
-    PCAM_LUNF_TAGGED = 1u << 1    /* INQUIRY said CmdQue */
+    PCAM_LUNF_TAGGED = 1u << 1,   /* INQUIRY said CmdQue */
+    PCAM_LUNF_RESET_UA = 1u << 2  /* the core reset or saw the reset of this LUN: its next UNIT
+                                     ATTENTION 29/xx is that reset's, already reported as an
+                                     event, and costs no retry (cleared by it or by GOOD) */
 };
+/* A reset the core did or saw reached `target` (0xFF: every target) and
+ * `lun` (0xFF: every LUN): arm the per-LUN expectation of its UNIT ATTENTION. */
+static inline void pcam_core_expect_reset_ua(pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    for (size_t i = 0; i < bus->nluns; i++) {
+        uint8_t t = (uint8_t)(i / bus->cfg.luns_per_target);
+        uint8_t u = (uint8_t)(i % bus->cfg.luns_per_target);
+        if ((target == 0xFF || t == target) && (lun == 0xFF || u == lun))
+            bus->luns[i].flags |= PCAM_LUNF_RESET_UA;
+    }
+}
 
 /* ---- lookups ---- */
 static inline pcam_lun *pcam_core_lun(pcam_bus *bus, uint8_t target, uint8_t lun)
@@ -65,6 +79,22 @@ static inline uint64_t pcam_core_now(const pcam_bus *bus)
     return bus->plat.now_ns(bus->plat.ctx);
 }
 #define PCAM_MS(ms) ((uint64_t)(ms) * 1000000u)
+
+/* A command's timeout (its own, or the bus default). */
+static inline uint32_t pcam_core_timeout_ms(const pcam_bus *bus, const pcam_ccb *ccb)
+{
+    return ccb->timeout_ms != 0 ? ccb->timeout_ms : bus->cfg.default_timeout_ms;
+}
+/* How long a command may live in the core, in platform time: its timeout
+ * runs afresh at each issue to the target, but requeues (QUEUE FULL, BUSY,
+ * NOT READY polls, reset bystanders, retries) and waiting to be issued all
+ * count against twice that timeout from submission. Past it a pending
+ * command completes with CMD_TIMEOUT, and an issue gets only what is left. */
+#define PCAM_LIFE_TIMEOUTS 2u
+static inline uint64_t pcam_core_life_end(const pcam_bus *bus, const pcam_ccb *ccb)
+{
+    return ccb->priv.queued_ns + PCAM_MS((uint64_t)PCAM_LIFE_TIMEOUTS * pcam_core_timeout_ms(bus, ccb));
+}
 
 /* Something that can make a command issuable changed (a submission, a
  * completion, a released freeze or hold, new aging decisions): the
@@ -203,6 +233,9 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_shutdown(pcam_bus *bus);
 void pcam_engine_init(pcam_bus *bus);
+/* pcam_bus_check_invariants()'s engine part: no orphan active CCB, sane
+ * sense and abort lists. `nactive` is the number of active CCBs on the bus. */
+const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive);
 /* The nexus is a disconnected CCB we are selecting to abort or reset (it
  * stays marked disconnected: its reselection may still win the bus). */
 bool pcam_engine_nexus_aborting(const pcam_bus *bus);
@@ -217,8 +250,10 @@ uint64_t pcam_engine_next_deadline(const pcam_bus *bus);
 /* Per-target statistics, compiled out with PCAM_CFG_COUNTERS 0. */
 #if PCAM_CFG_COUNTERS
 #define PCAM_COUNT(tgt, field) ((void)((tgt).counters.field++))
+#define PCAM_UNCOUNT(tgt, field) ((void)((tgt).counters.field--)) /* take back a count */
 #else
 #define PCAM_COUNT(tgt, field) ((void)sizeof(tgt)) /* uses tgt, evaluates nothing */
+#define PCAM_UNCOUNT(tgt, field) ((void)sizeof(tgt))
 #endif
 
 /* ---- decide: script-level and command-level back-ends (core/engine/decide.c) ---- */

@@ -29,6 +29,7 @@
 #define DESC_FRU 0x03u
 #define DESC_STREAM_COMMANDS 0x04u
 #define DESC_BLOCK_COMMANDS 0x05u
+#define DESC_PROGRESS 0x0Au /* SPC-4/5 progress indication: key, ASC, ASCQ, reserved, progress */
 
 #if PCAM_CFG_TEXT
 const char *pcam_sense_key_name(uint8_t key)
@@ -275,6 +276,15 @@ static void decode_descriptor(const uint8_t *d, size_t dlen, pcam_sense *out)
         if (dlen >= 2)
             out->ili = out->ili || (d[3] & SENSE_ILI) != 0;
         break;
+    case DESC_PROGRESS:
+        if (dlen >= 6) {
+            out->progress_valid = true;
+            out->progress_key = (uint8_t)(d[2] & 0x0Fu);
+            out->progress_asc = d[3];
+            out->progress_ascq = d[4];
+            out->progress = pcam_get_be16(d + 6);
+        }
+        break;
     default:
         break;
     }
@@ -309,7 +319,7 @@ static pcam_err decode_descriptor_format(const uint8_t *b, size_t end, pcam_sens
             out->truncated = true;
             break;
         }
-        if (type <= DESC_BLOCK_COMMANDS && (seen & (1u << type)) == 0) {
+        if ((type <= DESC_BLOCK_COMMANDS || type == DESC_PROGRESS) && (seen & (1u << type)) == 0) {
             seen |= 1u << type;
             decode_descriptor(b + off, dlen, out);
         }
@@ -453,6 +463,22 @@ int pcam_sense_format(const pcam_sense *s, char *buf, size_t cap)
     }
     if (s->sks_valid)
         put_sks(&sb, &s->sks);
+    if (s->progress_valid) {
+        /* Integer percent rounded down, as for the sense-key specific field. */
+        pcam_sb_puts(&sb, " progress ");
+        pcam_sb_putu(&sb, ((uint32_t)s->progress * 100u) >> 16);
+        pcam_sb_puts(&sb, "% of ");
+        pcam_sb_puts(&sb, pcam_sense_key_name(s->progress_key));
+        pcam_sb_puts(&sb, ": ");
+        put_asc(&sb, s->progress_asc, s->progress_ascq);
+        pcam_sb_puts(&sb, " (");
+        pcam_sb_puthex(&sb, s->progress_key, 1);
+        pcam_sb_putc(&sb, '/');
+        pcam_sb_puthex(&sb, s->progress_asc, 2);
+        pcam_sb_putc(&sb, '/');
+        pcam_sb_puthex(&sb, s->progress_ascq, 2);
+        pcam_sb_putc(&sb, ')');
+    }
     if (s->filemark)
         pcam_sb_puts(&sb, " FILEMARK");
     if (s->eom)

@@ -63,18 +63,36 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
          * unless this is the first report of the reset the core saw or sent
          * itself, after which it renegotiates already: once is enough. */
         if (s.asc_valid && s.asc == 0x29) {
+            pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+            bool ours = l != NULL && (l->flags & PCAM_LUNF_RESET_UA) != 0;
             if ((bus->targets[ccb->target].flags & PCAM_TGTF_RESET_UA) == 0)
                 pcam_nego_invalidate(bus, ccb->target);
             bus->targets[ccb->target].flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
+            if (ours)
+                l->flags &= (uint8_t)~PCAM_LUNF_RESET_UA;
+            /* The report of a reset the core did or saw itself (a caller's
+             * RESET_BUS or RESET_DEV, recovery's, one from the other side):
+             * already told as an event, so it costs no retry. A command the
+             * reset took down is reissued as if it had never gone out, and
+             * one issued after meets no different fate; either way the
+             * caller sees its command's own outcome, not the reset's side
+             * effect. PCAM_CCB_NO_RECOVERY still gets the UNIT ATTENTION. */
+            if (ours && (ccb->flags & PCAM_CCB_NO_RECOVERY) == 0) {
+                pcam_core_async(bus, PCAM_AC_UNIT_ATTENTION, ccb->target, ccb->lun);
+                return PCAM_RA_REQUEUE;
+            }
         }
         pcam_core_async(bus, PCAM_AC_UNIT_ATTENTION, ccb->target, ccb->lun);
         return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
     case PCAM_SK_NOT_READY: {
         /* "Becoming ready" and "not reportable" clear by themselves: poll, bounded by time, not by the retry count. */
         bool transient = s.asc_valid && s.asc == 0x04 && (s.ascq == 0x01 || s.ascq == 0x00);
-        uint64_t waited = pcam_core_now(bus) - ccb->priv.queued_ns;
+        uint64_t now = pcam_core_now(bus);
+        uint64_t waited = now - ccb->priv.queued_ns;
+        /* Bounded by not_ready_wait_ms and by the command's life in the core. */
         if (transient && (ccb->flags & PCAM_CCB_NO_RECOVERY) == 0 &&
-            waited < PCAM_MS(bus->cfg.not_ready_wait_ms)) {
+            waited < PCAM_MS(bus->cfg.not_ready_wait_ms) &&
+            now + PCAM_MS(NOT_READY_POLL_MS) < pcam_core_life_end(bus, ccb)) {
             *delay_ms = NOT_READY_POLL_MS;
             return PCAM_RA_REQUEUE;
         }
@@ -82,6 +100,18 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
     }
     case PCAM_SK_ABORTED_COMMAND:
         return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
+    case PCAM_SK_ILLEGAL_REQUEST: {
+        /* LOGICAL UNIT NOT SUPPORTED from a LU the scan found: not the LU's
+         * answer but a stale condition reported in its place (QEMU 7.2 says
+         * it to REQUEST SENSE at a LUN above 0 while a UNIT ATTENTION is
+         * pending there). The CHECK CONDITION used the condition up: one
+         * retry, within the budget, instead of a hard failure. */
+        const pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+        if (s.asc_valid && s.asc == 0x25 && s.ascq == 0x00 && l != NULL &&
+            (l->flags & PCAM_LUNF_PRESENT) != 0 && can_retry(ccb))
+            return retry(bus, ccb);
+        return PCAM_RA_COMPLETE;
+    }
     case PCAM_SK_NO_SENSE:
     case PCAM_SK_RECOVERED_ERROR:
         /* The command did its work; report the sense but no failure. */
@@ -103,6 +133,11 @@ pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *dela
     case ST_CONDITION_MET:
         /* A good status: any UNIT ATTENTION for our reset has been had. */
         tgt->flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
+        {
+            pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
+            if (l != NULL)
+                l->flags &= (uint8_t)~PCAM_LUNF_RESET_UA;
+        }
         ccb->status = PCAM_REQ_CMP;
         return PCAM_RA_COMPLETE;
     case ST_CHECK:

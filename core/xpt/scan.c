@@ -10,9 +10,18 @@
 #include "pcam_core.h"
 #include "pcam/pcam_cdb.h"
 #include "pcam/pcam_inquiry.h"
+#include "pcam/pcam_sense.h"
 
-enum { SCAN_INQ0 = 1, SCAN_RLUNS = 2, SCAN_INQ = 3 };
+enum { SCAN_INQ0 = 1, SCAN_RLUNS = 2, SCAN_INQ = 3, SCAN_TUR = 4 };
+#define SCAN_STAGE 0x07u   /* scan_flags: the stage */
+#define SCAN_TUR_INQ0 0x08u /* SCAN_TUR: the LU was LUN 0's INQUIRY (REPORT LUNS may follow) */
+#define SCAN_TUR_SHIFT 4   /* SCAN_TUR: TEST UNIT READYs sent so far, bits 4..6 */
+#define SCAN_TUR_MAX 4u    /* at most this many per LU */
 #define SCAN_ONE_LUN 0x80u /* PCAM_FN_SCAN_LUN: only the requested path */
+/* Sense of the scan's TEST UNIT READY: in the internal buffer, past the
+ * INQUIRY data still needed (REPORT LUNS never runs at the same time). */
+#define SCAN_SENSE_OFF 200u
+#define SCAN_SENSE_LEN 32u
 
 static void scan_issue(pcam_bus *bus);
 
@@ -94,7 +103,7 @@ static bool scan_advance(pcam_bus *bus)
     if ((bus->scan_flags & SCAN_ONE_LUN) != 0)
         return false;
     /* LUNs of the current target that the new mask leaves out are gone. */
-    while (bus->scan_flags != 0 && (bus->scan_flags & 0x7F) == SCAN_INQ) {
+    while (bus->scan_flags != 0 && (bus->scan_flags & SCAN_STAGE) == SCAN_INQ) {
         unsigned l = (unsigned)bus->scan_lun + 1;
         for (; l < bus->cfg.luns_per_target; l++) {
             if (l < 64 && (bus->scan_lunmask & pcam_bit64(l)) != 0)
@@ -129,19 +138,73 @@ static void scan_finish(pcam_bus *bus, uint32_t status)
         pcam_scan_start(bus, next);
 }
 
+/* Is another TEST UNIT READY worth it? Only while the LU reports what a
+ * pending UNIT ATTENTION looks like: the UA itself, or (QEMU 7.2 at a LUN
+ * above 0, whose REQUEST SENSE the bus's target emulation answers) ILLEGAL
+ * REQUEST 25/00 from a LU INQUIRY just found; each such CHECK CONDITION
+ * uses one condition up. NOT READY and the rest are the device's state: the
+ * user's first command will hear them itself. */
+static bool scan_tur_again(pcam_bus *bus, const pcam_ccb *ic)
+{
+    pcam_sense s;
+    if ((ic->status & PCAM_STATUS_MASK) != PCAM_SCSI_STATUS_ERROR || ic->u.io.scsi_status != 0x02)
+        return false;
+    if ((ic->status & PCAM_AUTOSNS_VALID) == 0)
+        return true; /* the sense could not be had: try again, bounded */
+    if (pcam_sense_decode(bus->internal_buf + SCAN_SENSE_OFF,
+                          (size_t)(SCAN_SENSE_LEN - ic->u.io.sense_resid), &s) != PCAM_OK || !s.key_valid)
+        return true;
+    return s.key == PCAM_SK_UNIT_ATTENTION ||
+           (s.key == PCAM_SK_ILLEGAL_REQUEST && s.asc_valid && s.asc == 0x25);
+}
+
+/* After INQUIRY found a LU: clear its power-on UNIT ATTENTION now, with a
+ * bounded TEST UNIT READY loop as mature stacks do, so the user's first
+ * command meets a ready device. */
+static void scan_start_tur(pcam_bus *bus, bool after_inq0)
+{
+    bus->scan_flags = (uint8_t)((bus->scan_flags & SCAN_ONE_LUN) | SCAN_TUR |
+                                (after_inq0 ? SCAN_TUR_INQ0 : 0u));
+    scan_issue(bus);
+}
+
 static void scan_done(pcam_ccb *ic)
 {
     pcam_bus *bus = ic->user;
     uint8_t t = bus->scan_target, l = bus->scan_lun;
     uint32_t st = ic->status & PCAM_STATUS_MASK;
     uint32_t got = ic->u.io.data_len - ic->u.io.resid;
-    uint8_t stage = bus->scan_flags & 0x7F;
+    uint8_t stage = bus->scan_flags & SCAN_STAGE;
 
     if (bus->scan_ccb == NULL)
         return; /* shut down while the probe was in flight */
-    if (stage == SCAN_INQ0 || stage == SCAN_INQ) {
+    if (stage == SCAN_TUR) {
+        unsigned n = ((unsigned)bus->scan_flags >> SCAN_TUR_SHIFT) & 7u;
+        bool inq0 = (bus->scan_flags & SCAN_TUR_INQ0) != 0;
+        if (++n < SCAN_TUR_MAX && scan_tur_again(bus, ic)) {
+            bus->scan_flags = (uint8_t)((bus->scan_flags & ~(7u << SCAN_TUR_SHIFT)) | (n << SCAN_TUR_SHIFT));
+            scan_issue(bus);
+            return;
+        }
+        /* Go on where the INQUIRY left off (its data is still in the buffer). */
+        bus->scan_flags = (uint8_t)((bus->scan_flags & SCAN_ONE_LUN) | (inq0 ? SCAN_INQ0 : SCAN_INQ));
+        stage = inq0 ? SCAN_INQ0 : SCAN_INQ;
+        st = PCAM_REQ_CMP;
+        got = bus->scan_inq_got;
+    } else if (stage == SCAN_INQ0 || stage == SCAN_INQ) {
         if (st == PCAM_REQ_CMP) {
             record_inquiry(bus, t, l, bus->internal_buf, got);
+            pcam_lun *lu = pcam_core_lun(bus, t, l);
+            if (lu != NULL && (lu->flags & PCAM_LUNF_PRESENT) != 0) {
+                bus->scan_inq_got = (uint8_t)(got < 255u ? got : 255u);
+                scan_start_tur(bus, stage == SCAN_INQ0);
+                return;
+            }
+        }
+    }
+    if (stage == SCAN_INQ0 || stage == SCAN_INQ) {
+        if (st == PCAM_REQ_CMP) {
+            /* recorded above */
         } else {
             set_lun_absent(bus, t, l);
             if (stage == SCAN_INQ0) {
@@ -186,7 +249,7 @@ static void scan_done(pcam_ccb *ic)
 static void scan_issue(pcam_bus *bus)
 {
     pcam_ccb *ic = &bus->internal;
-    uint8_t stage = bus->scan_flags & 0x7F;
+    uint8_t stage = bus->scan_flags & SCAN_STAGE;
     memset(ic, 0, sizeof *ic);
     ic->func = PCAM_FN_SCSI_IO;
     ic->target = bus->scan_target;
@@ -198,7 +261,20 @@ static void scan_issue(pcam_bus *bus)
     ic->u.io.dir = PCAM_DIR_IN;
     ic->u.io.data = bus->internal_buf;
     ic->u.io.retries = bus->cfg.default_retries;
-    if (stage == SCAN_RLUNS) {
+    if (stage == SCAN_TUR) {
+        /* TEST UNIT READY: no data; the core's own retries are off, the loop
+         * in scan_done counts them, and the sense tells it whether to go on. */
+        ic->lun = bus->scan_lun;
+        ic->flags = PCAM_CCB_NO_RECOVERY;
+        ic->u.io.dir = PCAM_DIR_NONE;
+        ic->u.io.data = NULL;
+        ic->u.io.data_len = 0;
+        ic->u.io.retries = 0;
+        ic->u.io.sense = bus->internal_buf + SCAN_SENSE_OFF;
+        ic->u.io.sense_len = SCAN_SENSE_LEN;
+        memset(ic->u.io.cdb, 0, 6);
+        ic->u.io.cdb_len = 6;
+    } else if (stage == SCAN_RLUNS) {
         ic->u.io.data_len = sizeof bus->internal_buf;
         ic->u.io.cdb_len = (uint8_t)pcam_cdb_report_luns(ic->u.io.cdb, sizeof ic->u.io.cdb, 0,
                                                          (uint32_t)sizeof bus->internal_buf);

@@ -325,6 +325,12 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
         pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
         ccb->priv.retries_left = ccb->u.io.retries;
         pcam_q_submit(bus, l, ccb);
+        /* Its life in the core is bounded even if it is never issued. */
+        {
+            uint64_t life = pcam_core_life_end(bus, ccb);
+            if (life < bus->timer_ns)
+                bus->timer_ns = life;
+        }
         return;
     }
     case PCAM_FN_PATH_INQ:
@@ -405,6 +411,7 @@ void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
         /* Nothing has moved yet: a request refused here or by validation
          * reports its whole length as not transferred. */
         ccb->u.io.scsi_status = 0;
+        ccb->u.io.recovery = 0;
         ccb->u.io.resid = ccb->u.io.data_len;
         ccb->u.io.sense_resid = ccb->u.io.sense_len;
     }

@@ -169,8 +169,8 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     }
     ctl_io io;
     ctl_io_init(&io, t, l, cdb, clen, have_r ? PCAM_DIR_IN : have_s ? PCAM_DIR_OUT : PCAM_DIR_NONE, buf, len);
-    /* The core's retries absorb a power-on UNIT ATTENTION; --retries 0
-     * shows what the device answers, as sg_raw does. */
+    /* The core's retries absorb BUSY, NOT READY and UNIT ATTENTION;
+     * --retries 0 shows what the device answers, as sg_raw does. */
     io.ccb.u.io.retries = (uint8_t)retries;
     io.ccb.timeout_ms = (uint32_t)tmo;
     char cdbtext[256];

@@ -185,6 +185,13 @@ void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
         snprintf(buf, cap, "SCSI status 0x%02x", io->ccb.u.io.scsi_status);
         return;
     }
+    if (io->ccb.u.io.recovery != 0) {
+        /* Name the recovery the core ran and how it went (issue 16). */
+        char r[128];
+        (void)pcam_recovery_format(io->ccb.u.io.recovery, r, sizeof r);
+        snprintf(buf, cap, "%s after %s", pcam_status_name(st), r);
+        return;
+    }
     snprintf(buf, cap, "%s", pcam_status_name(st));
 }
 

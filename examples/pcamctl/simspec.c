@@ -33,7 +33,7 @@
  * Defaults: a wide bus, initiator 7, seed 1; a disk is 64M of 512-byte
  * blocks, a CD holds a 64M medium of 2048-byte blocks; targets are wide
  * Fast-20 (period 0x0C, offset 16), take tags, reject PPR, and report a
- * power-on UNIT ATTENTION that the core absorbs.
+ * power-on UNIT ATTENTION that the core's scan clears.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -189,12 +189,30 @@ static void select_now(pcam_simcmd *a, uint8_t target, const uint8_t *cdb, uint8
     (void)pcam_sim_i_select(a->sim, &sel);
 }
 
+/* Is an untagged nexus (untagged, or its tag rejected) out on this I_T_L?
+ * Then nothing else may go there: a second untagged command would be an
+ * overlapped command, and a reselection could not say which it is for
+ * (found by pcambench --soak: a READ took a WRITE's status and completed
+ * short with stale bytes). */
+static bool untagged_out(const pcam_simcmd *a, uint8_t t, uint8_t l)
+{
+    for (uint16_t k = 0; k < a->cfg.max_cmds; k++) {
+        const sc_slot *o = &a->slots[k];
+        if ((o->state == SL_DISC || o->state == SL_ACTIVE) && o->cmd.target == t && o->cmd.lun == l &&
+            !sc_wire_tagged(o))
+            return true;
+    }
+    return false;
+}
+
 static int pick_queued(const pcam_simcmd *a)
 {
     int best = -1;
     for (uint16_t k = 0; k < a->cfg.max_cmds; k++) {
         const sc_slot *s = &a->slots[k];
         if (s->state != SL_QUEUED)
+            continue;
+        if (untagged_out(a, s->cmd.target, s->cmd.lun))
             continue;
         if (best < 0 || s->seq < a->slots[best].seq)
             best = k;
@@ -209,6 +227,7 @@ static void try_select(pcam_simcmd *a)
     a->cur = -1;
     a->sel_slot = -1;
     a->nego_end = 0;
+    a->refused = false;
     if (a->reset_pending) {
         a->sel_kind = SK_RESET;
         a->sel_msg[0] = (uint8_t)(PCAM_MSG_IDENTIFY | (a->rs_l & 7u));

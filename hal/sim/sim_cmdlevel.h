@@ -49,6 +49,9 @@ struct pcam_simcmd {
     uint32_t next_seq;
     uint8_t conn;
     int cur;              /* connected slot, -1 none */
+    bool refused;         /* this connection: the target rejected our abort or reset message */
+    bool stray;           /* this reselection named a tag we do not have: whatever the target
+                             does next is not one of ours, even if it never sends a tag again */
     uint8_t t, l;         /* connected target and LUN */
     uint8_t sel_kind;
     int sel_slot;

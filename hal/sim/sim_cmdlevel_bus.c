@@ -39,7 +39,7 @@ static void on_phase(pcam_simcmd *a, pcam_phase ph)
         a->nego_pending = false;
         pcam_bus_hal_nego_end(a->bus, a->t, true);
     }
-    if (a->cur < 0 && a->sel_kind == SK_CMD && ph != PCAM_PHASE_MSG_IN &&
+    if (a->cur < 0 && a->sel_kind == SK_CMD && !a->stray && ph != PCAM_PHASE_MSG_IN &&
         ph != PCAM_PHASE_MSG_OUT && ph != PCAM_PHASE_BUS_FREE) {
         int i = find_untagged(a);
         if (i >= 0)
@@ -50,6 +50,14 @@ static void on_phase(pcam_simcmd *a, pcam_phase ph)
     case PCAM_PHASE_DATA_IN:
     case PCAM_PHASE_DATA_OUT: {
         if (s == NULL) {
+            if (ph == PCAM_PHASE_DATA_OUT) {
+                /* Data out for a task that is not ours (one we aborted and
+                 * the target kept): filler bytes would be written to its
+                 * medium. Only RST ends it without. */
+                a->conn = CN_RESETTING;
+                (void)pcam_sim_i_reset_bus(a->sim);
+                return;
+            }
             if (a->msgout_len == 0)
                 sc_abandon(a, PCAM_MSG_ABORT_TASK_SET);
             sc_bucket(a, ph);
@@ -200,7 +208,11 @@ static void message(pcam_simcmd *a, const pcam_msg *m)
                     return;
                 }
             }
-            /* A tag we do not have out: end that nexus, keep the rest. */
+            /* A tag we do not have out: end that nexus, keep the rest. A
+             * target deaf to the ABORT TASK goes on with that task's data:
+             * it must not land in an untagged command's buffer (found by
+             * pcambench --soak on this adapter). */
+            a->stray = true;
             uint8_t ab = PCAM_MSG_ABORT_TASK;
             sc_queue_out(a, &ab, 1);
             sc_accept(a, true);
@@ -219,6 +231,15 @@ static void message(pcam_simcmd *a, const pcam_msg *m)
         uint8_t last = a->last_msg;
         if (s != NULL && sc_is_tag_msg(last))
             s->untagged_wire = true; /* this command runs untagged */
+        if (last == PCAM_MSG_ABORT_TASK || last == PCAM_MSG_ABORT_TASK_SET ||
+            last == PCAM_MSG_CLEAR_TASK_SET || last == PCAM_MSG_TARGET_RESET ||
+            last == PCAM_MSG_LOGICAL_UNIT_RESET) {
+            /* Refused: the task is still there, so the bus free that follows
+             * proves nothing (found by pcambench --soak: a write reported
+             * aborted ran later and overwrote newer data). */
+            a->refused = true;
+            a->expect = EX_NONE;
+        }
         if (last == PCAM_MSG_EXTENDED)
             a->nego_pending = false;
         int n = pcam_bus_hal_msg_reject(a->bus, a->t, last, next, sizeof next);
@@ -301,6 +322,7 @@ static void on_bus_free(pcam_simcmd *a)
     uint8_t ex = a->expect, kind = a->sel_kind;
     int i = a->cur, si = a->sel_slot;
     bool nego = a->nego_pending;
+    bool refused = a->refused;
     uint8_t t = a->t;
 
     a->conn = CN_IDLE;
@@ -310,6 +332,19 @@ static void on_bus_free(pcam_simcmd *a)
     a->nego_pending = false;
     a->cur = -1;
     a->sel_slot = -1;
+    a->refused = false;
+    if (kind == SK_RESET && refused) {
+        a->reset_pending = false; /* the core escalates (or fails the caller's reset) */
+        (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, false);
+        return;
+    }
+    if (kind == SK_ABORT && refused) {
+        /* The task stays disconnected at the target; the core's recovery
+         * step times out and takes the ladder up. Not asked again. */
+        if (si >= 0)
+            a->slots[si].abort_req = false;
+        return;
+    }
     if (kind == SK_RESET) {
         /* Taken (or the target hung up on it, which is as good): every task
          * of that target or LUN is gone, and so is our record of them. */
@@ -427,6 +462,8 @@ void sc_on_event(pcam_simcmd *a, const pcam_hal_event *ev)
         a->l = ev->byte & PCAM_MSG_IDENTIFY_LUN_MASK;
         a->sel_kind = SK_CMD;
         a->cur = -1;
+        a->stray = false;
+        a->refused = false;
         a->expect = EX_NONE;
         a->msgin_len = 0;
         a->msgout_len = 0;

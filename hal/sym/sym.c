@@ -754,21 +754,13 @@ size_t pcam_sym_script_bytes(const pcam_sym *sc)
 void pcam_sym_stop(pcam_sym *sc)
 {
     sym_sc *s = (sym_sc *)(void *)sc;
-
     if (s == NULL || !s->attached)
         return;
-    /* Tasks left at a target would reselect a chip that forgot them: clear
-     * the bus first (as op_reset_chip does), then a soft reset and no DSP
-     * write, so SCRIPTS stay stopped and the DMA area is no longer read. */
-    if (s->live != 0) {
-        sym_wr8(s, R_SCNTL1, SCNTL1_RST);
-        if (s->p.delay_us != NULL)
-            s->p.delay_us(s->p.ctx, 25);
-        sym_wr8(s, R_SCNTL1, 0);
-    }
-    sym_forget_all(s);
+    /* A soft reset halts SCRIPTS and clears the interrupt enables, so the
+     * chip neither fetches from nor writes into the DMA area any more. */
     sym_wr8(s, R_ISTAT, ISTAT_SRST);
     if (s->p.delay_us != NULL)
         s->p.delay_us(s->p.ctx, 10);
     sym_wr8(s, R_ISTAT, 0);
+    s->attached = false;
 }

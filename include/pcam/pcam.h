@@ -144,7 +144,22 @@ typedef struct pcam_scsiio {
     uint8_t scsi_status;         /**< SCSI status byte from the target. */
     uint32_t resid;              /**< Bytes not transferred. */
     uint8_t sense_resid;         /**< Sense bytes not filled. */
+    uint16_t recovery;           /**< Error recovery the core ran for this command: PCAM_RCV_* bits
+                                      (0 = none); pcam_recovery_format() says it in words. */
 } pcam_scsiio;
+
+/** Bits of pcam_scsiio::recovery: which recovery steps ran for the command, and how each went. */
+enum {
+    PCAM_RCV_ABORT = 1u << 0,         /**< ABORT TASK was sent (timeout or a caller's abort). */
+    PCAM_RCV_ABORT_OK = 1u << 1,      /**< ... and the target took it. */
+    PCAM_RCV_ABORT_REFUSED = 1u << 2, /**< ... and the target refused it (MESSAGE REJECT, or went on). */
+    PCAM_RCV_DEV_RESET = 1u << 3,     /**< A BUS DEVICE RESET was sent for it. */
+    PCAM_RCV_DEV_RESET_OK = 1u << 4,  /**< ... and the target took it. */
+    PCAM_RCV_DEV_RESET_REFUSED = 1u << 5, /**< ... and the target refused it. */
+    PCAM_RCV_BUS_RESET = 1u << 6,     /**< A bus reset ended it. */
+    PCAM_RCV_CHIP_RESET = 1u << 7,    /**< The chip was reset too. */
+    PCAM_RCV_NOT_ISSUED = 1u << 8     /**< Its time ran out before it reached the target. */
+};
 
 /** Path inquiry result (#PCAM_FN_PATH_INQ). */
 typedef struct pcam_pathinq {
@@ -441,6 +456,16 @@ uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun);
 /** A short name for a status code ("REQ_CMP", "SEL_TIMEOUT"...).
  *  @param status a ::pcam_status, flags are ignored. @return static text. */
 const char *pcam_status_name(uint32_t status);
+
+/**
+ * Say in words which recovery ran for a command and how each step went, e.g.
+ * "ABORT TASK refused, BUS DEVICE RESET not answered, bus reset".
+ * @param bits pcam_scsiio::recovery. @param buf output, always NUL-terminated when cap > 0.
+ * @param cap size of @p buf.
+ * @return characters written (excluding the NUL), 0 when @p bits is 0 ("none" is written),
+ *         PCAM_ERR_NOSPACE when cut, PCAM_ERR_NULL for a NULL @p buf.
+ */
+int pcam_recovery_format(uint16_t bits, char *buf, size_t cap);
 
 /**
  * Check the core's internal invariants (for tests and fuzzing): queue links,

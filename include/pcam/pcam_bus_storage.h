@@ -130,6 +130,8 @@ typedef struct pcam_bus {
     uint8_t msg_tag_end;        /**< Message-out layout of the selection: end of IDENTIFY + tag. */
     uint8_t msg_end;            /**< Message-out layout of the selection: total length. */
     uint8_t xfer_kind;          /**< What the transfer in progress is for. */
+    uint8_t xfer_phase;         /**< Phase the transfer in progress was started in. */
+    uint8_t zero_xfers;         /**< Transfers in a row that moved nothing and left the phase unchanged. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
     uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
     uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */
@@ -144,6 +146,7 @@ typedef struct pcam_bus {
     uint8_t scan_lun;           /**< Scan cursor. */
     uint8_t scan_flags;         /**< Scan state. */
     uint64_t scan_lunmask;      /**< LUNs to probe on the scan target. */
+    uint8_t scan_inq_got;       /**< INQUIRY bytes of the LU the scan's TEST UNIT READY loop is for. */
     pcam_ccb_queue scan_q;      /**< Scan requests waiting for the one in progress. */
     bool in_core;               /**< Re-entrancy guard for completions. */
     bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */

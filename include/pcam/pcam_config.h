@@ -65,6 +65,16 @@
 #endif
 
 /**
+ * @def PCAM_CFG_INVARIANTS
+ * @brief 1: pcam_bus_check_invariants() walks the bus's state and names the
+ * first broken invariant (tests, fuzzers and the soak call it after every
+ * step). 0: the checker is not compiled and always answers NULL.
+ */
+#ifndef PCAM_CFG_INVARIANTS
+#define PCAM_CFG_INVARIANTS 1
+#endif
+
+/**
  * @def PCAM_CFG_SENSE_TEXT
  * @brief 1: pcam_asc_format() and pcam_sense_format() give the T10 text of
  * every ASC/ASCQ pair (a compressed table of about 15 KB). 0: they print the

@@ -114,6 +114,11 @@ typedef struct pcam_sense {
     bool eom;                 /**< EOM bit: end of medium (fixed byte 2, or descriptor 04h). */
     bool ili;                 /**< ILI bit: incorrect length (fixed byte 2, or descriptor 04h/05h). */
     bool sdat_ovfl;           /**< SDAT_OVFL: the device had more sense than fitted its buffer. */
+    bool progress_valid;      /**< A progress indication descriptor (0Ah, descriptor format only) was received whole. */
+    uint8_t progress_key;     /**< Progress descriptor: sense key of the operation in progress. */
+    uint8_t progress_asc;     /**< Progress descriptor: its additional sense code. */
+    uint8_t progress_ascq;    /**< Progress descriptor: its additional sense code qualifier. */
+    uint16_t progress;        /**< Progress descriptor: fraction done, out of 65536. */
     uint8_t additional_length; /**< Byte 7 as received (0 when byte 7 was missing). */
     uint16_t used;            /**< Bytes decoded: the smaller of the buffer and 8 + additional_length. */
     bool truncated;           /**< The buffer ended before the header or the additional length, or a descriptor ran past the end. */
@@ -180,6 +185,8 @@ pcam_err pcam_sense_decode(const uint8_t *buf, size_t len, pcam_sense *out);
  * For example "MEDIUM ERROR: Unrecovered read error (3/11/00) info=0x1234",
  * followed where present by ", deferred", " csi=0x..", " fru=0x..",
  * " field pointer byte 2 bit 5 in CDB", " progress 50%", " retries=N",
+ * " progress 25% of NOT READY: <ASC text> (2/04/04)" (a progress
+ * indication descriptor, which names the operation it measures),
  * " sks=0x......", " FILEMARK", " EOM", " ILI", " SDAT_OVFL" and
  * " (truncated)".
  * @param s decoded sense data.

@@ -178,12 +178,12 @@ void pcam_sym_get_stats(const pcam_sym *sc, pcam_sym_stats *out);
 size_t pcam_sym_script_bytes(const pcam_sym *sc);
 
 /**
- * Leave the chip reset with SCRIPTS stopped, so that it no longer reads the
- * DMA area: for a host handing the chip over or about to free that area
- * (UEFI ExitBootServices and Stop, module unload). Call it after
- * pcam_bus_shutdown(); the back-end's reset_chip (which restarts the
- * script) must not run again before a new pcam_sym_attach().
- * @param sc an attached back-end (NULL or unattached: nothing happens).
+ * Halt the chip for good: a soft reset stops SCRIPTS and disables its
+ * interrupts, so the DMA area may be freed afterwards. Call it after
+ * pcam_bus_shutdown() (which resets the chip and starts the script again)
+ * and before the DMA area goes away; the back-end is detached (attach it
+ * again to reuse @p sc).
+ * @param sc an attached back-end (NULL or not attached: nothing happens).
  */
 void pcam_sym_stop(pcam_sym *sc);
 

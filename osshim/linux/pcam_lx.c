@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * pcam_esp.ko: a SCSI low-level driver for the AM53C974 (PCI 1022:2020)
- * made of pcam's core and hal/esp. This file is the translation layer:
+ * pcam.ko: a SCSI low-level driver made of pcam's core and one of its chip
+ * back-ends: hal/esp for the AM53C974 (PCI 1022:2020), hal/sym for the
+ * 53C8xx SCRIPTS family (QEMU's LSI53C895A, 1000:0012); which IDs bind and
+ * how each back-end attaches is pcam_lx_chip.c. This file is the translation layer:
  * PCI attach, the platform services over the kernel's I/O and DMA API,
  * queuecommand into CCBs, one status table back to the midlayer, the
  * error-handler entry points as core abort/reset CCBs, rmmod.
@@ -36,7 +38,6 @@
 
 #include "pcam_lx.h"
 
-#define PLX_NAME "pcam_esp"
 /* Untagged LUNs: one command on the wire plus one waiting in the core's
  * queue, so the next is selected without a round trip through blk-mq. */
 #define PLX_UNTAGGED_DEPTH 2
@@ -166,14 +167,16 @@ static bool plx_sg_lookup(struct plx_cmd *c, u8 *va, size_t len, u64 *bus)
  * The back-end asks for one segment piece at a time by virtual address.
  * Data segments were mapped once per command by scsi_dma_map(): find the
  * piece there. Anything else (selection bytes, sense, the core's own
- * buffers, all in kmalloc'ed memory) is mapped singly; the back-end has at
- * most one DMA run out at a time.
+ * buffers, all in kmalloc'ed memory) is mapped singly, in one of the chip's
+ * slots: hal/esp has one DMA run out at a time (one slot, reused), hal/sym
+ * maps every command's buffers when it starts it (PLX_SINGLES slots).
  */
 static int plx_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus)
 {
 	struct plx_host *h = ctx;
 	struct plx_cmd *c;
 	dma_addr_t a;
+	unsigned int i;
 
 	if (h->last_hit && plx_sg_lookup(h->last_hit, va, len, bus))
 		return 0;
@@ -183,12 +186,25 @@ static int plx_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64
 			return 0;
 		}
 	}
-	a = dma_map_single(&h->pdev->dev, va, len,
-			   dir == PCAM_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
+	for (i = 0; i < h->chip->singles && h->single[i].used; i++)
+		;
+	if (i == h->chip->singles) {
+		if (i != 1)
+			return -1; /* the back-end fails the command with a defined status */
+		/* hal/esp: one DMA run at a time; a new run means the last ended
+		 * (its paths do not all unmap before mapping again). */
+		dma_unmap_single(&h->pdev->dev, h->single[0].addr, h->single[0].len,
+				 h->single[0].dir);
+		h->single[0].used = false;
+		i = 0;
+	}
+	h->single[i].dir = dir == PCAM_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+	a = dma_map_single(&h->pdev->dev, va, len, h->single[i].dir);
 	if (dma_mapping_error(&h->pdev->dev, a))
 		return -1;
-	h->single_mapped = true;
-	h->single_addr = a;
+	h->single[i].used = true;
+	h->single[i].addr = a;
+	h->single[i].len = len;
 	*bus = a;
 	return 0;
 }
@@ -196,11 +212,16 @@ static int plx_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64
 static void plx_dma_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus)
 {
 	struct plx_host *h = ctx;
+	unsigned int i;
 
-	if (h->single_mapped && h->single_addr == bus) {
-		dma_unmap_single(&h->pdev->dev, h->single_addr, len,
-				 dir == PCAM_DMA_TO_DEVICE ? DMA_TO_DEVICE : DMA_FROM_DEVICE);
-		h->single_mapped = false;
+	/* Pieces of a scsi_dma_map() list are not in single[]: they are
+	 * unmapped with their command. */
+	for (i = 0; i < h->chip->singles; i++) {
+		if (h->single[i].used && h->single[i].addr == bus) {
+			dma_unmap_single(&h->pdev->dev, bus, h->single[i].len, h->single[i].dir);
+			h->single[i].used = false;
+			return;
+		}
 	}
 }
 
@@ -241,17 +262,17 @@ static enum hrtimer_restart plx_timer_fn(struct hrtimer *t)
 static irqreturn_t plx_irq(int irq, void *dev_id)
 {
 	struct plx_host *h = dev_id;
-	pcam_esp_stats before, after;
 	unsigned long flags;
+	u64 before, after;
 
 	spin_lock_irqsave(&h->lock, flags);
-	pcam_esp_get_stats(&h->esp, &before);
+	before = h->chip->interrupts(h);
 	pcam_bus_intr(&h->bus);
-	pcam_esp_get_stats(&h->esp, &after);
+	after = h->chip->interrupts(h);
 	plx_arm_timer(h);
 	spin_unlock_irqrestore(&h->lock, flags);
 	/* Shared line: ours only if the back-end decoded a chip interrupt. */
-	return after.interrupts != before.interrupts ? IRQ_HANDLED : IRQ_NONE;
+	return after != before ? IRQ_HANDLED : IRQ_NONE;
 }
 
 /* Completion of a CCB run by plx_sync_action(): the caller reads it. */
@@ -651,6 +672,10 @@ static struct scsi_host_template plx_template = {
 	.max_sectors = 1024,
 	.max_segment_size = PAGE_SIZE,
 	.cmd_size = sizeof(struct plx_cmd),
+	/* The core settles the bus after every reset itself
+	 * (pcam_bus_config::reset_settle_ms, holding new commands meanwhile):
+	 * the midlayer's own 10 s sleep on top would be a second policy. */
+	.skip_settle_delay = 1,
 };
 
 static void plx_config(pcam_bus_config *cfg)
@@ -720,15 +745,11 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct Scsi_Host *sh;
 	struct plx_host *h;
-	pcam_esp_config ec = { 0 };
 	pcam_bus_config cfg;
 	pcam_hal_caps caps;
 	int rc;
 
 	rc = pcim_enable_device(pdev);
-	if (rc)
-		return rc;
-	rc = pcim_iomap_regions(pdev, BIT(0), PLX_NAME);
 	if (rc)
 		return rc;
 	pci_set_master(pdev);
@@ -741,7 +762,7 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	h = shost_priv(sh);
 	h->shost = sh;
 	h->pdev = pdev;
-	h->regs = pcim_iomap_table(pdev)[0];
+	h->chip = &plx_chips[id->driver_data];
 	spin_lock_init(&h->lock);
 	mutex_init(&h->eh_mutex);
 	init_waitqueue_head(&h->wq);
@@ -753,25 +774,15 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		.read8 = plx_rd8, .read16 = plx_rd16, .read32 = plx_rd32,
 		.write8 = plx_wr8, .write16 = plx_wr16, .write32 = plx_wr32,
 		.dma_map = plx_dma_map, .dma_unmap = plx_dma_unmap, .delay_us = plx_delay };
-	ec.chip = PCAM_ESP_AUTO;
-	ec.stride = 4; /* AM53C974: ESP register n at BAR0 + 4n */
-	ec.clock_khz = 40000;
-	ec.initiator_id = 7;
-	ec.use_dma = true;
-	if (pdev->subsystem_vendor == PCI_SUBVENDOR_ID_REDHAT_QUMRANET)
-		ec.flags = PCAM_ESP_F_NO_SELATN3; /* QEMU's model: SELATN3 is a no-op */
-	if (pcam_esp_attach(&h->esp, &ec, &h->plat, &h->hal) != PCAM_OK ||
-	    pcam_esp_get_chip(&h->esp) != PCAM_ESP_AM53C974) {
-		dev_err(&pdev->dev, "no AM53C974 answers at BAR0\n");
-		rc = -ENODEV;
+	rc = h->chip->attach(h);
+	if (rc)
 		goto free;
-	}
 	plx_config(&cfg);
 	h->hal.ops->get_caps(h->hal.sc, &caps);
 	if (pcam_bus_init(&h->bus, &cfg, &h->hal, &h->plat, h->luns,
 			  PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) != PCAM_OK) {
 		rc = -EINVAL;
-		goto free;
+		goto stop;
 	}
 	/* Queue limits from the chip's capabilities, capped by our SG array. */
 	sh->sg_tablesize = min_t(u32, PLX_SG, caps.max_sg);
@@ -799,6 +810,8 @@ irq:
 	free_irq(pdev->irq, h);
 shut:
 	pcam_bus_shutdown(&h->bus);
+stop:
+	h->chip->stop(h);
 free:
 	hrtimer_cancel(&h->timer);
 	scsi_host_put(sh);
@@ -822,17 +835,13 @@ static void plx_remove(struct pci_dev *pdev)
 	spin_unlock_irqrestore(&h->lock, flags);
 	hrtimer_cancel(&h->timer);
 	free_irq(pdev->irq, h);
+	h->chip->stop(h); /* before the managed DMA area goes with the device */
+	h->chip->report(h);
 	dev_info(&pdev->dev, "pcam: bus shut down, chip reset, %llu commands in, %llu completed, %s\n",
 		 h->submitted, h->completed,
 		 list_empty(&h->inflight) ? "no command left" : "COMMANDS LEFT");
 	scsi_host_put(h->shost);
 }
-
-static const struct pci_device_id plx_ids[] = {
-	{ PCI_DEVICE(PCI_VENDOR_ID_AMD, PCI_DEVICE_ID_AMD_SCSI) },
-	{ }
-};
-MODULE_DEVICE_TABLE(pci, plx_ids);
 
 static struct pci_driver plx_driver = {
 	.name = PLX_NAME,
@@ -863,4 +872,4 @@ static void __exit plx_exit(void)
 module_init(plx_init);
 module_exit(plx_exit);
 MODULE_LICENSE("Dual BSD/GPL");
-MODULE_DESCRIPTION("pcam portable SCSI core on the AMD AM53C974 (PCscsi)");
+MODULE_DESCRIPTION("pcam portable SCSI core on the AMD AM53C974 (hal/esp) and the 53C8xx SCRIPTS family (hal/sym)");

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The Linux shim's private state, shared by its files: one pcam bus on one
- * AM53C974 per SCSI host. The shim only translates between the SCSI
- * midlayer and the CCB API; every policy (queueing, tags, negotiation,
+ * chip (an AM53C974 on hal/esp, or a 53C8xx on hal/sym) per SCSI host. The
+ * shim only translates between the SCSI midlayer and the CCB API; every policy (queueing, tags, negotiation,
  * recovery) stays in core/. Never call into the core without h->lock.
  */
 #ifndef PCAM_LX_H
@@ -23,10 +23,15 @@
 #undef current
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
+#include "pcam/pcam_sym.h"
 #pragma pop_macro("current")
 
-/* Scatter-gather elements per command (one DMA run each on this chip). */
+#define PLX_NAME "pcam"
+/* Scatter-gather elements per command, before the chip's own limit. */
 #define PLX_SG 128
+/* dma_map_single() mappings out at once (sense and the core's own buffers;
+ * hal/sym can have several commands' ones outstanding). */
+#define PLX_SINGLES 8
 #define PLX_LUNS 8
 enum { PLX_M_ABORT, PLX_M_DEV, PLX_M_BUS };
 
@@ -52,8 +57,13 @@ struct plx_host {
 	u64 armed;		/* expiry of the armed timer, U64_MAX = none */
 	struct list_head inflight;
 	struct plx_cmd *last_hit;	/* dma_map lookup cache */
-	bool single_mapped;	/* a dma_map_single() mapping is out */
-	dma_addr_t single_addr;
+	struct plx_single {
+		dma_addr_t addr;
+		size_t len;
+		enum dma_data_direction dir;
+		bool used;
+	} single[PLX_SINGLES];
+	const struct plx_chip *chip;
 	bool dying;
 	u64 submitted, completed;	/* SCSI I/O CCBs handed to / back from the core */
 	/* One management CCB per rung, so a step the core has not finished
@@ -65,10 +75,29 @@ struct plx_host {
 	bool tagged[PCAM_MAX_TARGETS][PLX_LUNS];
 	pcam_platform plat;
 	pcam_hal hal;
-	pcam_esp esp;
+	union {
+		pcam_esp esp;
+		pcam_sym sym;
+	} u;			/* the back-end's storage, by chip */
 	pcam_lun luns[PCAM_MAX_TARGETS * PLX_LUNS];
 	pcam_bus bus;
 };
+
+/* pcam_lx_chip.c: what differs per back-end; indexed by pci_device_id's
+ * driver_data. attach maps the BAR, sets h->regs and fills h->hal. */
+enum { PLX_CHIP_ESP, PLX_CHIP_SYM };
+struct plx_chip {
+	const char *name;
+	int (*attach)(struct plx_host *h);
+	u64 (*interrupts)(struct plx_host *h);	/* chip interrupts decoded so far */
+	void (*report)(struct plx_host *h);	/* the back-end's counters, to the log */
+	void (*stop)(struct plx_host *h);	/* after the core's shutdown: the chip uses no memory */
+	/* dma_map_single() slots the back-end may hold; 1 means it has one DMA
+	 * run out at a time, so a new mapping ends the previous one. */
+	unsigned int singles;
+};
+extern const struct plx_chip plx_chips[];
+extern const struct pci_device_id plx_ids[];
 
 /* Settings from module parameters (pcam_lx.c). */
 extern bool plx_param_tags;

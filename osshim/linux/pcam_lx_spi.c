@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The SPI transport class for pcam_esp.ko: /sys/class/spi_transport shows
+ * The SPI transport class for pcam.ko: /sys/class/spi_transport shows
  * the agreement the core has in force with each target (period factor,
  * offset, width, DT, IU, QAS); a write sets the core's user limit for that
  * value, and the core renegotiates on the target's next command. Only

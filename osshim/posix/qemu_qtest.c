@@ -159,6 +159,10 @@ static int send_recv(pcam_qemu *q, const char *buf, size_t len, const char **rep
         ssize_t n = send(q->fd, buf + off, len - off, MSG_NOSIGNAL);
         if (n < 0 && errno == EINTR)
             continue;
+        /* A QEMU that died before the send reads the same as one that died
+         * before its answer: whichever side sees it first says so alike. */
+        if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+            return qemu_fail(q, -EPIPE, "QEMU closed the qtest socket: %s", strerror(errno));
         if (n < 0)
             return qemu_fail(q, -EPIPE, "sending to QEMU failed: %s", strerror(errno));
         off += (size_t)n;

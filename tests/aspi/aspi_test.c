@@ -42,6 +42,16 @@ int fix_setup_ex(aspi_simhost *h, const pcam_sim_config *sc, const pcam_aspi_hos
     if (aspi_simhost_scan(h) != 0)
         return -5;
     h->post_on_service = post_on_service;
+    /* The core's scan clears each LU's power-on UNIT ATTENTION (issue 16);
+     * these cases meet it as the target's first error, so it is raised
+     * again, as a freshly powered-on device would have it. */
+    static const uint8_t ids[3] = {0, 2, 4};
+    for (unsigned i = 0; i < 3; i++) {
+        pcam_simlu *lu = pcam_sim_lu(h->sim, ids[i], 0);
+        lu->ua_pending = true;
+        lu->ua_asc = 0x29;
+        lu->ua_ascq = 0x00;
+    }
     if (aspi_simhost_attach(h, nreqs, threaded) != 0)
         return -6;
     fix_post_reset();

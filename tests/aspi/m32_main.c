@@ -112,6 +112,11 @@ static void run(bool threaded)
     CHECK(aspi_simhost_init(&h, &sc, NULL) == 0);
     CHECK(aspi_simhost_add_disk(&h, 1, 0, 256, NULL) != NULL);
     CHECK(aspi_simhost_scan(&h) == 0);
+    /* The scan cleared the power-on UNIT ATTENTION (issue 16): raise it again,
+     * it is the first error this program checks. */
+    pcam_sim_lu(h.sim, 1, 0)->ua_pending = true;
+    pcam_sim_lu(h.sim, 1, 0)->ua_asc = 0x29;
+    pcam_sim_lu(h.sim, 1, 0)->ua_ascq = 0x00;
     CHECK(aspi_simhost_attach(&h, 0, threaded) == 0);
     posts = 0;
 

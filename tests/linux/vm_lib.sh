@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# Shared by tests/linux and bench/linux-vs-am53c974.sh (sourced, POSIX sh):
+# Shared by tests/linux and bench/linux-vs-*.sh (sourced, POSIX sh):
 # fetch Debian's kernel image matching linux-headers-amd64 from Debian's
 # archive into a cache outside the source tree, unpack its PVH vmlinux,
-# build pcam_esp.ko against the headers (W=1, any warning fails), and build
+# build pcam.ko against the headers (W=1, any warning fails), and build
 # a busybox initramfs with the guest tools and the libraries they need.
 # It never touches the source tree and never pins a kernel version.
 #
@@ -56,15 +56,15 @@ vm_kernel() {
   vm_log "kernel $KVER: $KIMG"
 }
 
-vm_module() {   # builds $WORK/module/pcam_esp.ko
+vm_module() {   # builds $WORK/module/pcam.ko
   rm -rf "$WORK/module"
   make -C "$SRC/osshim/linux" BUILD="$WORK/module" KDIR="/usr/src/linux-headers-$KVER" W=1 \
     > "$WORK/module.log" 2>&1 || { cat "$WORK/module.log"; vm_die "module build failed"; }
   if grep -E 'warning:|error:' "$WORK/module.log"; then
     vm_die "module build (W=1) is not warning-free"
   fi
-  modinfo -F license "$WORK/module/pcam_esp.ko" | grep -qx 'Dual BSD/GPL' || vm_die "bad MODULE_LICENSE"
-  vm_log "pcam_esp.ko built warning-free with W=1"
+  modinfo -F license "$WORK/module/pcam.ko" | grep -qx 'Dual BSD/GPL' || vm_die "bad MODULE_LICENSE"
+  vm_log "pcam.ko built warning-free with W=1"
 }
 
 # Kernel modules in load order (dependencies and soft dependencies first),
@@ -98,17 +98,19 @@ vm_initramfs() {
   cp /bin/busybox "$IRD/bin/busybox" || vm_die "busybox-static not installed"
   ln -s busybox "$IRD/bin/sh"
   vm_copy_bin sg_inq sg_vpd sg_readcap sg_luns sg_turs sg_requests sg_reset lsscsi fio
-  # Debian's modules for sd, sg, SPI transport, ext2 (ext4 serves it), esp_scsi
+  # Debian's modules for sd, sg, SPI transport, ext2 (ext4 serves it), and
+  # Linux's own drivers for both chips (loaded only by the benchmark)
   mods=$(vm_modorder crct10dif_generic crc64_rocksoft_generic crc32c_generic sd_mod sg \
-    scsi_transport_spi ext4 am53c974)
+    scsi_transport_spi ext4 am53c974 sym53c8xx)
   : > "$IRD/etc/modules"
   for m in $mods; do
     mkdir -p "$IRD/lib/modules/$KVER/$(dirname "$m")"
     cp "$MODDIR/$m" "$IRD/lib/modules/$KVER/$m"
     case "$m" in */am53c974.ko|*/esp_scsi.ko) echo "$m" >> "$IRD/etc/modules.am53c974" ;;
+      */sym53c8xx.ko) echo "$m" >> "$IRD/etc/modules.sym53c8xx" ;;
       *) echo "$m" >> "$IRD/etc/modules" ;; esac
   done
-  cp "$WORK/module/pcam_esp.ko" "$IRD/lib/modules/$KVER/pcam_esp.ko"
+  cp "$WORK/module/pcam.ko" "$IRD/lib/modules/$KVER/pcam.ko"
   cp "$1" "$IRD/init"
   chmod +x "$IRD/init"
   [ -n "${3:-}" ] && cp -r "$3"/. "$IRD/"

@@ -460,9 +460,11 @@ static void t_ignore(pcam_sim_target_config *t)
      * or SDTR, which SPI takes as a reject: PPR ignored -> WDTR with the next
      * command, ignored -> SDTR with the next, ignored -> nothing left to ask.
      * Each rung costs a command (the target is in COMMAND when the core
-     * learns). The scan sends this target two commands (INQUIRY, REPORT
-     * LUNS: the simulated disk claims SPC-3), so the SDTR goes with the first
-     * command after it. Expected narrow async; exactly 3 messages however
+     * learns). The scan sends this target three commands (INQUIRY, the TEST
+     * UNIT READY that clears its power-on UNIT ATTENTION, REPORT LUNS: the
+     * simulated disk claims SPC-3), so all three rungs go during the scan
+     * (the UNIT ATTENTION renegotiates nothing: no agreement to forget).
+     * Expected narrow async; exactly 3 messages however
      * many commands follow (no renegotiation on every command); 0 changes. */
     t->ppr = t->wdtr = t->sdtr = PCAM_SIM_NEGO_IGNORE;
 }
@@ -521,7 +523,7 @@ static const nego_case CASES[] = {
     {"nego_ppr_accepted_narrow", 0x09, 31, CAPS_DT, t_ppr_narrow, {0x0A, 31, 0, 0}, 1, 1, 1, false},
     {"nego_counter_offer", 0x09, 31, CAPS_DT, t_counter, {0x19, 8, 0, 0}, 3, 3, 1, true},
     {"nego_ppr_counter_offer", 0x09, 31, CAPS_DT, t_ppr_counter, {0x19, 6, 1, DT}, 1, 1, 1, false},
-    {"nego_ignore", 0x09, 31, CAPS_DT, t_ignore, {0, 0, 0, 0}, 2, 3, 0, false},
+    {"nego_ignore", 0x09, 31, CAPS_DT, t_ignore, {0, 0, 0, 0}, 3, 3, 0, false},
     {"nego_reject", 0x09, 31, CAPS_DT, t_reject, {0, 0, 0, 0}, 3, 3, 0, true},
     {"nego_reject_sdtr", 0x09, 31, CAPS_DT, t_reject_sdtr, {0, 0, 1, 0}, 3, 3, 1, true},
     {"nego_ignore_sdtr", 0x09, 31, CAPS_DT, t_ignore_sdtr, {0, 0, 1, 0}, 3, 3, 1, true},

@@ -219,6 +219,10 @@ static void test_tagged_depth(void **state)
     assert_int_equal(qbus_func(&b, &sc, PCAM_FN_SCAN_LUN, 3, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     /* Settle the power-on UNIT ATTENTION and the tag decision first. */
     rw(&b, 3, false, false, 0, 1, buf, NULL, 0);
+    /* Errors are counted from here: the scan's own commands may meet the
+     * power-on UNIT ATTENTION before this (the core's scan clears it). */
+    pcam_counters before;
+    assert_int_equal(pcam_bus_get_counters(&b.bus, 3, &before), PCAM_OK);
     unsigned rounds = 4;
     deep_done = 0;
     for (unsigned r = 0; r < rounds; r++) {
@@ -250,7 +254,7 @@ static void test_tagged_depth(void **state)
      * disconnects), and one interrupt often retired more than one. */
     assert_true(st.max_outstanding >= 16);
     assert_true(st.done_batches < st.completed);
-    assert_int_equal(cnt.errors, 0);
+    assert_int_equal(cnt.errors - before.errors, 0);
     free(c);
     free(buf);
     free(want);

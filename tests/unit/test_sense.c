@@ -411,6 +411,40 @@ static void descriptor_full(void **state)
     assert_int_equal(s.used, 44);
 }
 
+/* NO SENSE 00/00 with a progress indication descriptor (SPC-5: type 0Ah,
+ * additional length 06h, then SENSE KEY, ASC, ASCQ, reserved, PROGRESS
+ * INDICATION): a FORMAT UNIT in progress, NOT READY 04/04 "Logical unit not
+ * ready, format in progress", 4000h of 10000h done = 25%. Header 8 + 8 =
+ * 16 bytes, additional length 8. A second 0Ah descriptor (50%) is ignored:
+ * the first of a type counts. */
+static const uint8_t desc_progress[24] = {
+    0x72, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10,
+    0x0A, 0x06, 0x02, 0x04, 0x04, 0x00, 0x40, 0x00,
+    0x0A, 0x06, 0x02, 0x04, 0x04, 0x00, 0x80, 0x00,
+};
+
+static void descriptor_progress(void **state)
+{
+    (void)state;
+    pcam_sense s;
+    assert_string_equal(line_of(desc_progress, sizeof desc_progress, &s),
+                        "NO SENSE: No additional sense information (0/00/00) progress 25% of "
+                        "NOT READY: Logical unit not ready, format in progress (2/04/04)");
+    assert_true(s.progress_valid);
+    assert_int_equal(s.progress_key, 2);
+    assert_int_equal(s.progress_asc, 0x04);
+    assert_int_equal(s.progress_ascq, 0x04);
+    assert_int_equal(s.progress, 0x4000);
+    /* Cut inside the first descriptor: nothing of it is reported. */
+    assert_int_equal(pcam_sense_decode(desc_progress, 15, &s), PCAM_OK);
+    assert_false(s.progress_valid);
+    assert_true(s.truncated);
+    /* A descriptor too short for its type (length 4) is ignored. */
+    uint8_t shortd[14] = {0x72, 0x02, 0x04, 0x04, 0, 0, 0, 0x06, 0x0A, 0x04, 0x02, 0x04, 0x04, 0x00};
+    assert_int_equal(pcam_sense_decode(shortd, sizeof shortd, &s), PCAM_OK);
+    assert_false(s.progress_valid);
+}
+
 static void descriptor_truncation_sweep(void **state)
 {
     (void)state;
@@ -621,6 +655,7 @@ int main(void)
         cmocka_unit_test(fixed_truncation_sweep),
         cmocka_unit_test(fixed_length_field_rules),
         cmocka_unit_test(descriptor_full),
+        cmocka_unit_test(descriptor_progress),
         cmocka_unit_test(descriptor_truncation_sweep),
         cmocka_unit_test(descriptor_chain_faults),
         cmocka_unit_test(response_codes),
