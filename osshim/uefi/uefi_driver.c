@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The UEFI Driver Model side of osshim/uefi: the image entry point, driver
- * binding (Supported by PCI ID 1022:2020, Start, Stop), COMPONENT_NAME2,
- * image unload, and the ExitBootServices quiesce. Start attaches hal/esp
- * and the core in polled mode, scans the bus and installs
+ * binding (Supported and Start through uefi_chip.c's attach table: the
+ * AM53C974 on hal/esp, 53C8xx on hal/sym; Stop), COMPONENT_NAME2, image
+ * unload, and the ExitBootServices quiesce. Start attaches the chip's
+ * back-end and the core in polled mode, scans the bus and installs
  * EXT_SCSI_PASS_THRU on the controller handle, where EDK2's ScsiBusDxe
  * binds. It must never make a bus decision of its own.
  */
 #include "uefi_internal.h"
-
-#define AM53C974_ID 0x20201022u /* device 0x2020, vendor 0x1022 (AMD) */
-/* QEMU's PCI devices carry this subsystem vendor (Red Hat, Inc.). */
-#define QEMU_SUBSYS_VENDOR 0x1AF4u
 
 static EFI_HANDLE g_image;
 static UINTN g_started;
@@ -34,8 +31,7 @@ static EFI_DRIVER_BINDING_PROTOCOL g_binding = {
 
 /* ---- COMPONENT_NAME2 ---- */
 
-static CHAR16 g_driver_name[] = L"pcam AM53C974 SCSI pass-thru driver";
-static CHAR16 g_ctrl_name[] = L"AMD AM53C974 PCscsi (pcam)";
+static CHAR16 g_driver_name[] = L"pcam SCSI pass-thru driver (AM53C974, 53C8xx)";
 
 static BOOLEAN lang_en(const CHAR8 *lang)
 {
@@ -73,13 +69,16 @@ static EFI_STATUS EFIAPI name_controller(EFI_COMPONENT_NAME2_PROTOCOL *This,
                                          EFI_HANDLE ControllerHandle, EFI_HANDLE ChildHandle,
                                          CHAR8 *Language, CHAR16 **ControllerName)
 {
+    pcam_uefi_ctrl *c;
+
     if (This == NULL || ControllerHandle == NULL || Language == NULL || ControllerName == NULL)
         return EFI_INVALID_PARAMETER;
-    if (ChildHandle != NULL || ctrl_of(ControllerHandle) == NULL)
+    c = ctrl_of(ControllerHandle);
+    if (ChildHandle != NULL || c == NULL)
         return EFI_UNSUPPORTED;
     if (!lang_en(Language))
         return EFI_UNSUPPORTED;
-    *ControllerName = g_ctrl_name;
+    *ControllerName = c->name;
     return EFI_SUCCESS;
 }
 
@@ -94,18 +93,16 @@ static EFI_STATUS EFIAPI drv_supported(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HA
 {
     EFI_PCI_IO *pci = NULL;
     EFI_STATUS st;
-    UINT32 id = 0;
+    const pcam_uefi_chip *chip;
 
     (void)RemainingDevicePath;
     st = BS->OpenProtocol(Controller, &pci_io_guid, (VOID **)&pci, This->DriverBindingHandle,
                           Controller, EFI_OPEN_PROTOCOL_BY_DRIVER);
     if (EFI_ERROR(st))
         return st;
-    st = pci->Pci.Read(pci, EfiPciIoWidthUint32, 0, 1, &id);
+    chip = pcam_uefi_chip_find(pci, NULL, NULL);
     BS->CloseProtocol(Controller, &pci_io_guid, This->DriverBindingHandle, Controller);
-    if (EFI_ERROR(st))
-        return st;
-    return id == AM53C974_ID ? EFI_SUCCESS : EFI_UNSUPPORTED;
+    return chip != NULL ? EFI_SUCCESS : EFI_UNSUPPORTED;
 }
 
 static void EFIAPI on_exit_boot_services(EFI_EVENT ev, VOID *ctx)
@@ -116,8 +113,10 @@ static void EFIAPI on_exit_boot_services(EFI_EVENT ev, VOID *ctx)
     /* No allocation, no event signalling, no unmapping past this point:
      * stop the chip so the OS finds it idle, and nothing else. */
     c->quiesced = TRUE;
-    if (c->bus_up)
+    if (c->bus_up) {
         pcam_bus_shutdown(&c->bus);
+        c->chip->stop(c);
+    }
 }
 
 static void release(pcam_uefi_ctrl *c, EFI_HANDLE Controller)
@@ -135,6 +134,11 @@ static void release(pcam_uefi_ctrl *c, EFI_HANDLE Controller)
         c->bus_up = FALSE;
         pcam_uefi_unlock(old);
     }
+    if (c->chip != NULL) {
+        if (!c->quiesced)
+            c->chip->stop(c);
+        c->chip->detach(c);
+    }
     if (c->attrs_saved)
         c->pci->Attributes(c->pci, EfiPciIoAttributeOperationSet, c->saved_attrs, NULL);
     BS->CloseProtocol(Controller, &pci_io_guid, g_binding.DriverBindingHandle, Controller);
@@ -147,10 +151,11 @@ static EFI_STATUS EFIAPI drv_start(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE
 {
     pcam_uefi_ctrl *c = NULL;
     EFI_PCI_IO *pci = NULL;
-    pcam_esp_config ec;
     pcam_bus_config cfg;
+    const pcam_uefi_chip *chip;
     EFI_STATUS st;
-    UINT16 subsys = 0;
+    UINT16 device = 0;
+    UINT8 revision = 0;
     UINT64 supported = 0;
     uint32_t sst;
 
@@ -159,6 +164,11 @@ static EFI_STATUS EFIAPI drv_start(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE
                           Controller, EFI_OPEN_PROTOCOL_BY_DRIVER);
     if (EFI_ERROR(st))
         return st;
+    chip = pcam_uefi_chip_find(pci, &device, &revision);
+    if (chip == NULL) {
+        BS->CloseProtocol(Controller, &pci_io_guid, This->DriverBindingHandle, Controller);
+        return EFI_UNSUPPORTED;
+    }
     st = BS->AllocatePool(EfiBootServicesData, sizeof *c, (VOID **)&c);
     if (EFI_ERROR(st)) {
         BS->CloseProtocol(Controller, &pci_io_guid, This->DriverBindingHandle, Controller);
@@ -181,22 +191,10 @@ static EFI_STATUS EFIAPI drv_start(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE
         goto fail;
 
     pcam_uefi_platform_init(c);
-    SetMem(&ec, sizeof ec, 0);
-    ec.chip = PCAM_ESP_AUTO;
-    ec.base = 0; /* offsets into BAR0, which the platform's Io.Read/Write take */
-    ec.stride = 4;
-    ec.clock_khz = 40000;
-    ec.initiator_id = 7;
-    ec.use_dma = true;
-    pci->Pci.Read(pci, EfiPciIoWidthUint16, 0x2C, 1, &subsys);
-    /* QEMU's model takes SELECT WITH ATN3 as a no-op (a fact of the model). */
-    if (subsys == QEMU_SUBSYS_VENDOR)
-        ec.flags |= PCAM_ESP_F_NO_SELATN3;
-    if (pcam_esp_attach(&c->esp, &ec, &c->plat, &c->hal) != PCAM_OK ||
-        pcam_esp_get_chip(&c->esp) != PCAM_ESP_AM53C974) {
-        st = EFI_DEVICE_ERROR;
+    st = chip->attach(c, device, revision);
+    if (EFI_ERROR(st))
         goto fail;
-    }
+    c->chip = chip;
     pcam_bus_config_defaults(&cfg);
     cfg.polled = true; /* UEFI has no interrupts for drivers */
     cfg.luns_per_target = PCAM_UEFI_LUNS;

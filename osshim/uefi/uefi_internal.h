@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * osshim/uefi private state: one controller instance per AM53C974 the
- * driver binds, the request slots PassThru hands to the core, and the
- * functions the shim's files share. The shim only translates between UEFI
+ * osshim/uefi private state: one controller instance per chip the driver
+ * binds (an AM53C974 through hal/esp or a 53C8xx through hal/sym), the
+ * request slots PassThru hands to the core, and the functions the shim's
+ * files share. The shim only translates between UEFI
  * and the CCB API; every decision about the bus is the core's.
  */
 #ifndef PCAM_UEFI_INTERNAL_H
@@ -13,6 +14,7 @@
 
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
+#include "pcam/pcam_sym.h"
 #include "pcam_uefi_proto.h"
 
 #define PCAM_UEFI_SIGNATURE 0x4d414350u /* "PCAM" */
@@ -20,13 +22,17 @@
 #define PCAM_UEFI_SLOTS 16
 /* LUNs per target in the device table: the core's documented default. */
 #define PCAM_UEFI_LUNS 8
-#define PCAM_UEFI_TARGETS 8
-/* Live DMA mappings: hal/esp holds at most one at a time; slack for safety. */
-#define PCAM_UEFI_MAPS 4
+/* Device-table rows: wide chips (53C895A) have 16 IDs; the chip's own
+ * count (Mode, PATH_INQ) bounds every address check. */
+#define PCAM_UEFI_TARGETS 16
+/* Live DMA mappings: hal/esp holds one at a time, hal/sym one per request
+ * in flight (a PassThru buffer is one segment) plus autosense. */
+#define PCAM_UEFI_MAPS (PCAM_UEFI_SLOTS + 8)
 
 enum { SLOT_FREE = 0, SLOT_BUSY = 1, SLOT_DONE = 2 };
 
 struct pcam_uefi_ctrl;
+struct pcam_uefi_chip;
 
 typedef struct pcam_uefi_req {
     pcam_ccb ccb;
@@ -47,6 +53,14 @@ typedef struct pcam_uefi_ctrl {
     UINT32 signature;
     EFI_HANDLE handle;
     EFI_PCI_IO *pci;
+    const struct pcam_uefi_chip *chip; /* the attach-table entry that took it */
+    CHAR16 name[48];                   /* COMPONENT_NAME2's controller name */
+    UINT8 ntargets;                    /* the chip's SCSI IDs (8 or 16) */
+    /* hal/sym's script and command blocks: a PciIo common buffer. */
+    VOID *dma_va;
+    UINTN dma_pages;
+    VOID *dma_mapping;
+    UINT64 dma_bus;
     UINT64 saved_attrs;
     BOOLEAN attrs_saved;
     BOOLEAN bus_up;
@@ -64,7 +78,10 @@ typedef struct pcam_uefi_ctrl {
     BOOLEAN mgmt_done;
     UINT8 target_buf[PCAM_EXT_SCSI_TARGET_BYTES];
     pcam_lun luns[PCAM_UEFI_TARGETS * PCAM_UEFI_LUNS];
-    pcam_esp esp; /* the chip fetches selection bytes from here by DMA */
+    union {
+        pcam_esp esp; /* the chip fetches selection bytes from here by DMA */
+        pcam_sym sym;
+    } be;
     pcam_bus bus;
 } pcam_uefi_ctrl;
 
@@ -75,6 +92,21 @@ extern EFI_GUID pcam_uefi_pt_guid;
 
 /* uefi_platform.c */
 void pcam_uefi_platform_init(pcam_uefi_ctrl *c);
+
+/* uefi_chip.c: the per-chip attach table */
+typedef struct pcam_uefi_chip {
+    /* Whether this entry drives the PCI function (IDs from config space). */
+    BOOLEAN (*match)(UINT16 vendor, UINT16 device, UINT8 revision);
+    /* Attach the back-end into c->hal and name the controller; EFI_SUCCESS
+     * or an error with nothing held. */
+    EFI_STATUS (*attach)(pcam_uefi_ctrl *c, UINT16 device, UINT8 revision);
+    /* After the bus is shut down: leave the chip idle, reading no memory
+     * (ExitBootServices: nothing else may run). */
+    void (*stop)(pcam_uefi_ctrl *c);
+    /* Release what attach took, after stop. */
+    void (*detach)(pcam_uefi_ctrl *c);
+} pcam_uefi_chip;
+const pcam_uefi_chip *pcam_uefi_chip_find(EFI_PCI_IO *pci, UINT16 *device, UINT8 *revision);
 
 /* uefi_status.c */
 EFI_STATUS pcam_uefi_map_status(uint32_t cam_status, UINT8 *host_adapter_status);

@@ -108,7 +108,7 @@ static BOOLEAN lun_present(pcam_uefi_ctrl *c, UINTN target, UINTN lun)
     pcam_ccb q;
     EFI_TPL old;
 
-    if (target >= PCAM_UEFI_TARGETS || lun >= PCAM_UEFI_LUNS)
+    if (target >= c->ntargets || lun >= PCAM_UEFI_LUNS)
         return FALSE;
     SetMem(&q, sizeof q, 0);
     q.func = PCAM_FN_GET_DEV;
@@ -313,7 +313,7 @@ static EFI_STATUS EFIAPI pt_get_next_target_lun(PCAM_EXT_SCSI_PASS_THRU *This, U
         t = id;
         l = (UINTN)*Lun + 1;
     }
-    for (; t < PCAM_UEFI_TARGETS; t++, l = 0) {
+    for (; t < c->ntargets; t++, l = 0) {
         for (; l < PCAM_UEFI_LUNS; l++) {
             if (lun_present(c, t, l)) {
                 put_target(*Target, (UINT8)t);
@@ -347,7 +347,7 @@ static EFI_STATUS EFIAPI pt_get_next_target(PCAM_EXT_SCSI_PASS_THRU *This, UINT8
             return EFI_INVALID_PARAMETER;
         t = (UINTN)id + 1;
     }
-    for (; t < PCAM_UEFI_TARGETS; t++) {
+    for (; t < c->ntargets; t++) {
         if (target_present(c, t)) {
             put_target(*Target, (UINT8)t);
             return EFI_SUCCESS;
@@ -359,7 +359,7 @@ static EFI_STATUS EFIAPI pt_get_next_target(PCAM_EXT_SCSI_PASS_THRU *This, UINT8
 /* A path the bus can address at all (not necessarily populated). */
 static BOOLEAN path_valid(pcam_uefi_ctrl *c, UINTN t, UINT64 l)
 {
-    return t < PCAM_UEFI_TARGETS && t != c->mode.AdapterId && l < PCAM_UEFI_LUNS;
+    return t < c->ntargets && t != c->mode.AdapterId && l < PCAM_UEFI_LUNS;
 }
 
 static EFI_STATUS EFIAPI pt_build_device_path(PCAM_EXT_SCSI_PASS_THRU *This, UINT8 *Target,
@@ -432,7 +432,14 @@ static EFI_STATUS EFIAPI pt_reset_target_lun(PCAM_EXT_SCSI_PASS_THRU *This, UINT
     st = pcam_uefi_mgmt(c, PCAM_FN_RESET_DEV, id, (UINT8)Lun, PCAM_CCB_LUN_RESET) & PCAM_STATUS_MASK;
     if (st == PCAM_REQ_CMP)
         return EFI_SUCCESS;
-    if (st == PCAM_FUNC_NOTAVAIL)
+    /* REQ_CMP_ERR: the reset did not happen because the target refused it
+     * (MESSAGE REJECT of LOGICAL UNIT RESET, as QEMU's LSI model does) or
+     * never answered; the core's ladder has already gone on. To the caller
+     * that is a reset this device does not support: EFI_UNSUPPORTED, which
+     * ScsiDiskDxe's Reset accepts, where EFI_DEVICE_ERROR makes DiskIoDxe's
+     * Stop (it resets through BlockIo2) fail and the controller can never
+     * be disconnected. */
+    if (st == PCAM_FUNC_NOTAVAIL || st == PCAM_REQ_CMP_ERR)
         return EFI_UNSUPPORTED;
     if (st == PCAM_PATH_INVALID)
         return EFI_INVALID_PARAMETER;
@@ -448,6 +455,9 @@ void pcam_uefi_pt_init(pcam_uefi_ctrl *c)
     q.done = noop_done;
     pcam_action(&c->bus, &q);
     c->mode.AdapterId = q.u.pathinq.initiator_id;
+    c->ntargets = (UINT8)(q.u.pathinq.max_target + 1u);
+    if (c->ntargets > PCAM_UEFI_TARGETS || q.u.pathinq.max_target >= PCAM_UEFI_TARGETS)
+        c->ntargets = PCAM_UEFI_TARGETS;
     c->mode.Attributes =
         PCAM_EXT_SCSI_ATTR_PHYSICAL | PCAM_EXT_SCSI_ATTR_LOGICAL | PCAM_EXT_SCSI_ATTR_NONBLOCKIO;
     c->mode.IoAlign = q.u.pathinq.align_mask + 1u;

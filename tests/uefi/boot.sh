@@ -1,14 +1,28 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Boots OVMF under QEMU TCG with pcam's UEFI driver, an AM53C974 and its
-# disks, runs a UEFI shell script, and serves the script's requests over
-# the QEMU monitor (a read throttle for the timeout check). Prepares
-# every image at run time; leaves the serial log and the images in WORK
-# for check.sh. Never asserts anything itself except that the VM ran.
-# usage: boot.sh EFI_DIR MKPATTERN WORK NSH_BODY_FILE [EXTRA_QEMU_ARGS...]
+# Boots OVMF under QEMU TCG with pcam's UEFI driver, a SCSI controller
+# (PCAM_UEFI_CHIP=esp: an AM53C974, the default; lsi: an LSI53C895A) and
+# its disks, runs a UEFI shell script (every "@CHIP@" in it replaced by the
+# chip's name), and serves the script's requests over the QEMU monitor (a
+# read throttle for the timeout check). Prepares every image at run time;
+# leaves the serial log, QEMU's trace and the images in WORK for check.sh.
+# Never asserts anything itself except that the VM ran.
+# usage: [PCAM_UEFI_CHIP=esp|lsi] boot.sh EFI_DIR MKPATTERN WORK NSH_BODY_FILE [EXTRA_QEMU_ARGS...]
 set -eu
 efidir=$1 mkpattern=$2 work=$3 body=$4
 shift 4
+chip=${PCAM_UEFI_CHIP:-esp}
+# The same disks on both; QEMU's lsi53c895a has no LUNs above 0, so the
+# small pattern disk moves from target 0 LUN 1 to target 1 LUN 0 there.
+# The trace records what reached the bus (selections; on the LSI also the
+# commands that disconnected and the reselections).
+case $chip in
+  esp) ctrl=am53c974 pat1=scsi-id=0,lun=1
+       trace="-trace esp_get_cmd" ;;
+  lsi) ctrl=lsi53c895a pat1=scsi-id=1,lun=0
+       trace="-trace lsi_execute_script_io_selected -trace lsi_bad_selection -trace lsi_queue_command -trace lsi_reselect" ;;
+  *) echo "boot.sh: unknown PCAM_UEFI_CHIP '$chip' (esp or lsi)" >&2; exit 1 ;;
+esac
 qemu=${QEMU:-qemu-system-x86_64}
 code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
 vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS.fd}
@@ -29,7 +43,7 @@ cp "$vars" "$work/vars.fd"
 # CRLF line ends: the shell wants them.
 {
   printf '@echo -off\n'
-  grep -v "^#" "$body"
+  grep -v "^#" "$body" | sed "s/@CHIP@/$chip/g"
   printf 'echo @SCRIPT-DONE\nreset -s\n'
 } | sed 's/$/\r/' >"$work/boot/startup.nsh"
 mkfs.fat -C -n PCAMBOOT "$work/boot.img" 16384 >/dev/null
@@ -54,16 +68,16 @@ mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
   -drive if=pflash,format=raw,file="$work/vars.fd" \
   -drive if=none,id=boot,format=raw,file="$work/boot.img" \
   -device virtio-blk-pci,drive=boot,addr=0x5 \
-  -device am53c974,id=scsi0,addr=0x6 \
+  -device "$ctrl",id=scsi0,addr=0x6 \
   -drive if=none,id=d0,format=raw,file="$work/fat.img" \
   -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0,lun=0 \
   -drive if=none,id=d1,format=raw,file="$work/pat1.img" \
-  -device scsi-hd,drive=d1,bus=scsi0.0,scsi-id=0,lun=1 \
+  -device scsi-hd,drive=d1,bus=scsi0.0,"$pat1" \
   -drive if=none,id=d2,format=raw,file="$work/pat2.img" \
   -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=2,lun=0 \
   -device scsi-cd,id=cd0,bus=scsi0.0,scsi-id=4,lun=0 \
   -serial pipe:"$work/ser" -monitor pipe:"$work/mon" \
-  -trace esp_get_cmd -D "$work/esp-trace.log" \
+  $trace -D "$work/trace.log" \
   "$@" >"$work/qemu.out" 2>&1 &
 qpid=$!
 # Drain both output pipes so QEMU never blocks on them.

@@ -1,15 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Asserts on what tests/uefi's main boot printed (WORK/serial.txt, written
-# by boot.sh) and on the disk images QEMU left behind. The expectations are
-# here, independent of the firmware side: the file the host put on the
-# SCSI disk, the UEFI specification's statuses for each malformed packet,
-# the disks QEMU was given. Prints every failed expectation; exit 1 if any.
-# usage: check.sh WORK
+# Asserts on what one of tests/uefi's boots printed (WORK/serial.txt,
+# written by boot.sh), on QEMU's trace and on the disk images QEMU left
+# behind. The expectations are here, independent of the firmware side: the
+# file the host put on the SCSI disk, the UEFI specification's statuses for
+# each malformed packet, the disks QEMU was given, what QEMU saw on its bus.
+# CHIP (esp: AM53C974, lsi: LSI53C895A) selects the few facts that differ:
+# where the small pattern disk sits, the chip's ID count, the controller's
+# name, which trace shows the bus and which register shows the chip busy.
+# Prints every failed expectation; exit 1 if any.
+# usage: check.sh WORK [esp|lsi]
 set -eu
 work=$1
+chip=${2:-esp}
 log=$work/serial.txt
+trace=$work/trace.log
 fails=0
+case $chip in
+  # pat1: the small pattern disk (target LUN); ids: SCSI IDs the chip has.
+  esp) pat1_t=0 pat1_l=1 ids=8 ntgt=3 name='AMD AM53C974 PCscsi \(pcam\)' ;;
+  lsi) pat1_t=1 pat1_l=0 ids=16 ntgt=4 name='LSI 53C895A \(pcam\)' ;;
+  *) echo "FAIL: unknown chip '$chip'"; exit 1 ;;
+esac
 
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
@@ -26,14 +38,22 @@ count() {
 [ -f "$log" ] || { echo "FAIL: no serial log at $log"; exit 1; }
 
 # ---- EDK2's ScsiBus/ScsiDisk on pcam: block devices and a file system ----
+# Before pcam is loaded OVMF shows nothing behind the controller: the
+# firmware has no driver of its own for it.
+awk '/^@BOOT/{on=1; next} /^@PREMAPPED/{exit} on' "$log" >"$work/premap.txt"
+if grep -q '^@PREMAPPED' "$log" && ! grep -Eq 'Pci\(0x6,0x0\)/Scsi' "$work/premap.txt"; then
+  ok "before pcam is loaded, OVMF maps nothing behind the $chip controller"
+else
+  fail "OVMF mapped a SCSI device behind the controller without pcam (or no @PREMAPPED)"
+fi
 # The map after "map -r": FS on target 0 LUN 0, block devices on the rest.
-awk '/@MAPPED/{exit} {print}' "$log" >"$work/map.txt"
+awk '/^@PREMAPPED/{on=1; next} /^@MAPPED/{exit} on' "$log" >"$work/map.txt"
 if grep -B1 -E 'Pci\(0x6,0x0\)/Scsi\(0x0,0x0\)' "$work/map.txt" | grep -Eq 'FS[0-9]+:'; then
   ok "map -r: a file system on Scsi(0x0,0x0)"
 else
   fail "map -r shows no file system on the SCSI disk"
 fi
-for p in 'Scsi\(0x0,0x1\)' 'Scsi\(0x2,0x0\)'; do
+for p in "Scsi\\(0x$pat1_t,0x$pat1_l\\)" 'Scsi\(0x2,0x0\)'; do
   if grep -B1 -E "Pci\(0x6,0x0\)/$p" "$work/map.txt" | grep -Eq 'BLK[0-9]+:'; then
     ok "map -r: a block device on $p"
   else
@@ -63,21 +83,27 @@ fi
 expect '^@MODE id=7 attrs=7 ' "Mode: AdapterId 7, PHYSICAL|LOGICAL|NONBLOCKIO"
 count '^@LUN ' 4 "GetNextTargetLun returns exactly the four logical units QEMU has"
 expect '^@LUN t=0 l=0 inq=SUCCESS type=0$' "target 0 LUN 0 (disk)"
-expect '^@LUN t=0 l=1 inq=SUCCESS type=0$' "target 0 LUN 1 (disk at a LUN above 0)"
+if [ "$chip" = esp ]; then
+  expect '^@LUN t=0 l=1 inq=SUCCESS type=0$' "target 0 LUN 1 (disk at a LUN above 0)"
+else
+  # QEMU's lsi53c895a answers no LUN above 0 (../shared/QEMU.md).
+  expect '^@LUN t=1 l=0 inq=SUCCESS type=0$' "target 1 LUN 0 (the LSI model has no LUNs above 0)"
+  if grep -Eq '^@LUN t=[0-9]+ l=[1-9]' "$log"; then fail "a LUN above 0 on the LSI model"; else ok "no LUN above 0 reported on the LSI model"; fi
+fi
 expect '^@LUN t=2 l=0 inq=SUCCESS type=0$' "target 2 LUN 0 (second disk at another ID)"
 expect '^@LUN t=4 l=0 inq=SUCCESS type=5$' "target 4 LUN 0 (CD-ROM)"
 expect '^@LUNEND st=NOT_FOUND$' "GetNextTargetLun ends with EFI_NOT_FOUND"
-count '^@TGT ' 3 "GetNextTarget returns targets 0, 2 and 4"
+count '^@TGT ' "$ntgt" "GetNextTarget returns the targets QEMU has"
 expect '^@NEXTBAD st=INVALID_PARAMETER$' "GetNextTargetLun refuses a target it never returned"
 expect '^@DP build=SUCCESS type=3 sub=2 len=8 get=SUCCESS t=0 l=1$' "BuildDevicePath / GetTargetLun round trip"
-expect '^@DPBAD st=NOT_FOUND$' "BuildDevicePath on target 9: EFI_NOT_FOUND"
-expect '^@NAME driver="pcam AM53C974 SCSI pass-thru driver" controller=SUCCESS "AMD AM53C974 PCscsi \(pcam\)" fr=UNSUPPORTED$' \
+expect '^@DPBAD st=NOT_FOUND$' "BuildDevicePath on target $((ids + 1)) (no such ID): EFI_NOT_FOUND"
+expect "^@NAME driver=\"pcam SCSI pass-thru driver \\(AM53C974, 53C8xx\\)\" controller=SUCCESS \"$name\" fr=UNSUPPORTED\$" \
   "COMPONENT_NAME2: driver and controller names in en, fr unsupported"
 
 # ---- sense, residuals ----
 expect '^@CD st=DEVICE_ERROR ha=00 ts=02 .* key=2 asc=3A ascq=00$' "CD without medium: CHECK CONDITION, NOT READY 2/3A/00 in SenseData"
 expect '^@READ t=2 l=0 data=ok$' "READ(10) data from target 2 matches QEMU's image"
-expect '^@READ t=0 l=1 st=SUCCESS data=ok$' "READ(10) data from target 0 LUN 1 matches QEMU's image"
+expect "^@READ t=$pat1_t l=$pat1_l st=SUCCESS data=ok\$" "READ(10) data from target $pat1_t LUN $pat1_l matches QEMU's image"
 expect '^@UNDERRUN st=SUCCESS ha=00 ts=00 in=512 ' "underrun: InTransferLength carries the 512 bytes really moved"
 expect '^@OVERRUN st=BAD_BUFFER_SIZE ha=12 ts=00 in=512 ' "overrun: BAD_BUFFER_SIZE, DATA_OVERRUN_UNDERRUN, and the 512 bytes that fitted"
 expect '^@AFTEROVERRUN st=SUCCESS data=ok$' "the bus works after the overrun"
@@ -114,7 +140,7 @@ len_null_buffer_out INVALID_PARAMETER
 bidirectional UNSUPPORTED
 dir_unknown_3 INVALID_PARAMETER
 dir_unknown_255 INVALID_PARAMETER
-target_8 INVALID_PARAMETER
+target_past_ids INVALID_PARAMETER
 target_255 INVALID_PARAMETER
 target_initiator INVALID_PARAMETER
 target_byte1 INVALID_PARAMETER
@@ -126,24 +152,27 @@ good_tur SUCCESS
 EOF
 
 # Nothing of a malformed packet reached the bus: QEMU's own trace of the
-# commands its AM53C974 took (esp_get_cmd) shows no selection between the
-# application's fences (absent targets 6,5,6 before the cases, 5,6,5 after).
-if [ -f "$work/esp-trace.log" ] &&
+# selections its chip made (esp_get_cmd; lsi_execute_script_io_selected and
+# lsi_bad_selection) shows none between the application's fences (absent
+# targets 6,5,6 before the cases, 5,6,5 after).
+if [ -f "$trace" ] &&
    awk '/^esp_get_cmd/ { t[n++] = $NF }
+        /^lsi_execute_script_io_selected|^lsi_bad_selection/ {
+          for (f = 1; f < NF; f++) if ($f == "target") { t[n++] = $(f + 1); break } }
         END {
           for (i = 0; i + 2 < n; i++) if (t[i] == 6 && t[i+1] == 5 && t[i+2] == 6) { s = i + 3; break }
           if (!s) exit 1
           for (j = s; j + 2 < n; j++) if (t[j] == 5 && t[j+1] == 6 && t[j+2] == 5) { print j - s; exit 0 }
           exit 1
-        }' "$work/esp-trace.log" | grep -qx 0; then
-  ok "no malformed packet reached the bus (QEMU's esp_get_cmd trace between the fences is empty)"
+        }' "$trace" | grep -qx 0; then
+  ok "no malformed packet reached the bus (QEMU's trace of selections between the fences is empty)"
 else
   fail "QEMU's trace shows commands between the bad-packet fences, or the fences are missing"
 fi
 
 # ---- random packets: rules from the spec and the CDB groups ----
 count '^@RND i=' 300 "300 random packets each returned"
-awk '
+awk -v ids="$ids" '
   /^@RND i=/ {
     for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
     t = v["t"] + 0; l = v["l"] + 0; cl = v["cl"] + 0; dir = v["dir"] + 0
@@ -154,7 +183,7 @@ awk '
     if (cl > 16) want = "INVALID_PARAMETER"
     else if (dir == 2) want = "UNSUPPORTED"
     else if (dir > 2) want = "INVALID_PARAMETER"
-    else if (t >= 8 || t == 7 || l >= 8) want = "INVALID_PARAMETER"
+    else if (t >= ids || t == 7 || l >= 8) want = "INVALID_PARAMETER"
     else if (cl == 0) want = "INVALID_PARAMETER"
     else if (g == 0 && cl != 6) want = "INVALID_PARAMETER"
     else if ((g == 1 || g == 2) && cl != 10) want = "INVALID_PARAMETER"
@@ -174,11 +203,19 @@ expect '^@RNDHEALTH st=SUCCESS data=ok$' "the bus works after the random packets
 # ---- resets during I/O: every request completes exactly once ----
 expect '^@RESETCH st=SUCCESS$' "ResetChannel during I/O returns EFI_SUCCESS"
 count '^@RSTCH i=[0-9] submit=SUCCESS signals=1 ' 6 "6 reads in flight across ResetChannel: each signalled exactly once"
-count '^@RSTCH i=[0-9] submit=SUCCESS signals=1 (ha=00 ts=00 in=4096 data=ok|ha=0E .*)$' 6 \
+# The reset is reported as HostAdapterStatus BUS_RESET, or (QEMU's LSI
+# model raises UNIT ATTENTION after a bus reset) as CHECK CONDITION with
+# sense 6/29 "power on, reset or bus device reset occurred".
+count '^@RSTCH i=[0-9] submit=SUCCESS signals=1 (ha=00 ts=00 in=4096 data=ok|ha=0E .*|ha=00 ts=02 .* key=6 asc=29)$' 6 \
   "each read across ResetChannel has its data or reports the bus reset"
-expect '^@RESETLUN st=(SUCCESS|DEVICE_ERROR)$' "ResetTargetLun during I/O returns a defined status"
+if [ "$chip" = esp ]; then
+  expect '^@RESETLUN st=(SUCCESS|DEVICE_ERROR)$' "ResetTargetLun during I/O returns a defined status"
+else
+  # QEMU's LSI model answers LOGICAL UNIT RESET with MESSAGE REJECT.
+  expect '^@RESETLUN st=UNSUPPORTED$' "ResetTargetLun during I/O: the target refuses LUN RESET, EFI_UNSUPPORTED"
+fi
 count '^@RSTLUN i=[0-9] submit=SUCCESS signals=1 ' 6 "6 reads in flight across ResetTargetLun: each signalled exactly once"
-expect '^@RESETLUNBAD st=INVALID_PARAMETER$' "ResetTargetLun on target 9: EFI_INVALID_PARAMETER"
+expect '^@RESETLUNBAD st=INVALID_PARAMETER$' "ResetTargetLun on target $((ids + 1)) (no such ID): EFI_INVALID_PARAMETER"
 expect '^@AFTERRESET st=SUCCESS data=ok$' "the bus works after the resets"
 
 # ---- timeout through the core's ladder (the read held in QEMU by blkdebug) ----
@@ -211,18 +248,41 @@ else
   fail "after reload the written file was not read back"
 fi
 count '^@READ t=2 l=0 data=ok$' 2 "READ(10) data right before unload and after reload"
-# ExitBootServices with a read held on the bus: the DMA engine's command
-# register (BAR0 + 0x40) had START (low bits 3) before, and is idle after.
+# ExitBootServices with a read held on the bus: on the AM53C974 the DMA
+# engine's command register (BAR0 + 0x40) had START (low bits 3) before and
+# is idle after; on the 53C895A ISTAT1 (BAR0 + 0x15) had SRUN (0x02, SCRIPTS
+# running) before and not after.
+case $chip in esp) busy=3 what="DMA command register" ;; lsi) busy=2 what="ISTAT1 (SRUN)" ;; esac
 if grep -Eq '^@EBS pre=[0-9a-f]{2} post=[0-9a-f]{2} ebs=1$' "$log"; then
   pre=$(sed -n 's/^@EBS pre=\(..\) .*/\1/p' "$log" | head -n 1)
   post=$(sed -n 's/^@EBS pre=.. post=\(..\) .*/\1/p' "$log" | head -n 1)
-  if [ $((0x$pre & 3)) -eq 3 ] && [ $((0x$post & 3)) -eq 0 ]; then
-    ok "ExitBootServices: the DMA engine was running (0x$pre) and is idle after (0x$post)"
+  if [ $((0x$pre & busy)) -eq $busy ] && [ $((0x$post & busy)) -eq 0 ]; then
+    ok "ExitBootServices: the chip was at work ($what 0x$pre) and is idle after (0x$post)"
   else
-    fail "ExitBootServices: DMA command register 0x$pre before, 0x$post after; want START then IDLE"
+    fail "ExitBootServices: $what 0x$pre before, 0x$post after; want busy then idle"
   fi
 else
   fail "ExitBootServices step: no @EBS line"
+fi
+# ---- on the LSI: several requests really in flight, tagged ----
+# pcamtest tagged: 8 non-blocking reads to target 2 LUN 0 while QEMU
+# throttles that drive. lsi_queue_command is QEMU parking a command that
+# disconnected, lsi_reselect its target coming back for one: the most
+# parked at once is how many commands the LUN held together, which needs
+# tags. Measured between the test's @ARM and the end of the trace.
+if [ "$chip" = lsi ]; then
+  count '^@TAGGED i=[0-9] submit=SUCCESS signals=1 ha=00 ts=00 in=4096 data=ok$' 8 \
+    "8 tagged reads held in QEMU together: each signalled exactly once, data right"
+  depth=$(awk '/^lsi_queue_command/ { d++; if (d > m) m = d } /^lsi_reselect/ { if (d > 0) d-- }
+               END { print m + 0 }' "$trace" 2>/dev/null || echo 0)
+  if [ "$depth" -ge 4 ]; then
+    ok "QEMU's trace: up to $depth commands disconnected at once on the LSI (tagged queuing, reselection)"
+  else
+    fail "QEMU's trace shows at most $depth commands disconnected at once on the LSI; want 4 or more"
+  fi
+  expect '^@INQ t=2 l=0 cmdque=1$' "target 2 reports CmdQue in INQUIRY"
+else
+  expect '^@TAGSKIP$' "tagged step skipped: QEMU's AM53C974 takes no tags"
 fi
 expect '^@SCRIPT-DONE' "the shell script ran to its end"
 

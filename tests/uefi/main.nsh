@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
-# The body of startup.nsh for tests/uefi's main boot (boot.sh adds the
-# head and tail and CRLF line ends). Each step prints "@..." lines that
+# The body of startup.nsh for tests/uefi's boots, one per controller
+# (boot.sh adds the head and tail and CRLF line ends, and puts the chip's
+# name, esp or lsi, where @CHIP@ stands). Each step prints "@..." lines that
 # check.sh asserts on; every step is guarded so a missing file never leaves
 # the shell waiting.
 echo @BOOT
+map -r
+echo @PREMAPPED
 if exist fs0:\pcamscsi.efi then
   load fs0:\pcamscsi.efi
 endif
@@ -19,16 +22,17 @@ for %a in fs1 fs2 fs3 fs4 fs5 fs6
   endif
 endfor
 if exist fs0:\pcamtest.efi then
-  fs0:\pcamtest.efi scan
-  fs0:\pcamtest.efi cd
-  fs0:\pcamtest.efi read
-  fs0:\pcamtest.efi nonblock
-  fs0:\pcamtest.efi bad
-  fs0:\pcamtest.efi random 300 12345
-  fs0:\pcamtest.efi reset
-  fs0:\pcamtest.efi timeout
-  fs0:\pcamtest.efi cycle 3
-  fs0:\pcamtest.efi unload
+  fs0:\pcamtest.efi -c @CHIP@ scan
+  fs0:\pcamtest.efi -c @CHIP@ cd
+  fs0:\pcamtest.efi -c @CHIP@ read
+  fs0:\pcamtest.efi -c @CHIP@ nonblock
+  fs0:\pcamtest.efi -c @CHIP@ tagged
+  fs0:\pcamtest.efi -c @CHIP@ bad
+  fs0:\pcamtest.efi -c @CHIP@ random 300 12345
+  fs0:\pcamtest.efi -c @CHIP@ reset
+  fs0:\pcamtest.efi -c @CHIP@ timeout
+  fs0:\pcamtest.efi -c @CHIP@ cycle 3
+  fs0:\pcamtest.efi -c @CHIP@ unload
   echo @RELOAD
   load fs0:\pcamscsi.efi
   map -r
@@ -39,6 +43,6 @@ if exist fs0:\pcamtest.efi then
       echo @TYPE2END
     endif
   endfor
-  fs0:\pcamtest.efi read
-  fs0:\pcamtest.efi ebs
+  fs0:\pcamtest.efi -c @CHIP@ read
+  fs0:\pcamtest.efi -c @CHIP@ ebs
 endif

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcambench.efi: a shell-side loop timing blocking 4 KiB READ(10) PassThru
- * calls on one controller's EXT_SCSI_PASS_THRU, so pcam's AM53C974 driver
- * and OVMF's own virtio-scsi driver can be compared in the same VM on the
- * same image. A figure, not a test: it asserts nothing.
- * usage: pcambench pcam|virtio [N] [TARGET]
+ * calls on one controller's EXT_SCSI_PASS_THRU, so pcam's driver (on the
+ * AM53C974 or the 53C895A) and OVMF's own virtio-scsi driver can be
+ * compared in the same VM on the same image. A figure, not a test: it
+ * asserts nothing.
+ * usage: pcambench pcam|lsi|virtio [N] [TARGET]
  */
 #include "pt_util.h"
 
@@ -25,14 +26,19 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
     InitializeLib(ImageHandle, SystemTable);
     argc = GetShellArgcArgv(ImageHandle, &argv);
     if (argc < 2) {
-        Print(L"usage: pcambench pcam|virtio [N] [TARGET]\r\n");
+        Print(L"usage: pcambench pcam|lsi|virtio [N] [TARGET]\r\n");
         return EFI_INVALID_PARAMETER;
     }
     virtio = StrCmp(argv[1], L"virtio") == 0;
     n = argc > 2 ? Atoi(argv[2]) : 2000;
     target = (UINT8)(argc > 3 ? Atoi(argv[3]) : 0);
     /* virtio-scsi: Red Hat vendor 0x1AF4, any device ID (legacy or modern). */
-    st = virtio ? pt_find(0x1AF4, 0, &h, &pt) : pt_find(0x1022, 0x2020, &h, &pt);
+    if (virtio)
+        st = pt_find(0x1AF4, 0, &h, &pt);
+    else if (StrCmp(argv[1], L"lsi") == 0)
+        st = pt_find(0x1000, 0x0012, &h, &pt); /* pcam on the 53C895A */
+    else
+        st = pt_find(0x1022, 0x2020, &h, &pt); /* pcam on the AM53C974 */
     if (EFI_ERROR(st)) {
         Print(L"@BENCH driver=%s missing\r\n", argv[1]);
         return EFI_NOT_FOUND;

@@ -5,9 +5,17 @@
  * "@..." line per observation on the console (the serial port under
  * tests/uefi). It decides nothing: the host-side harness holds the
  * expectations and asserts on these lines.
- * usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload|ebs
+ * usage: pcamtest [-c esp|lsi] scan|cd|read|nonblock|tagged|reset|timeout|bad|random N SEED|cycle N|unload|ebs
  */
 #include "pcamtest.h"
+
+/* BAR0 0x40: the AM53C974 DMA command register, START|direction while the
+ * engine runs; BAR0 0x15: the 53C895A's ISTAT1, SRUN while SCRIPTS run. */
+static const chip_profile g_chips[] = {
+    {L"esp", 0x1022, 0x2020, 8, T_FAT, 1, 0x40, 0x03, FALSE},
+    {L"lsi", 0x1000, 0x0012, 16, 1, 0, 0x15, 0x02, TRUE},
+};
+const chip_profile *g_chip = &g_chips[0];
 
 static EFI_GUID name2_guid = EFI_COMPONENT_NAME2_PROTOCOL_GUID;
 static EFI_GUID binding_guid = EFI_DRIVER_BINDING_PROTOCOL_GUID;
@@ -91,7 +99,7 @@ static int t_scan(PCAM_EXT_SCSI_PASS_THRU *pt)
     } else {
         Print(L"@DP build=%s\r\n", pt_stname(st));
     }
-    tb[0] = 9;
+    tb[0] = (UINT8)(g_chip->ntargets + 1); /* 9 or 17: no such ID on the chip */
     Print(L"@DPBAD st=%s\r\n", pt_stname(pt->BuildDevicePath(pt, tb, 0, &dp)));
 
     if (!EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &name2_guid, NULL, &n, &hs))) {
@@ -129,7 +137,7 @@ static int t_cd(PCAM_EXT_SCSI_PASS_THRU *pt)
     return 0;
 }
 
-/* Data, residuals and overrun on the pattern disks (T_PAT and LUN 1 of T_FAT). */
+/* Data, residuals and overrun on the pattern disks (T_PAT and the small one). */
 static int t_read(PCAM_EXT_SCSI_PASS_THRU *pt)
 {
     UINT8 *b = pt_alloc(8192);
@@ -147,9 +155,9 @@ static int t_read(PCAM_EXT_SCSI_PASS_THRU *pt)
     }
     Print(L"@READ t=%d l=0 data=%s\r\n", T_PAT, ok ? L"ok" : L"bad");
     SetMem(b, 4096, 0);
-    pt_read10(&c, T_FAT, 1, 5, 1, b, 512);
+    pt_read10(&c, g_chip->pat1_target, g_chip->pat1_lun, 5, 1, b, 512);
     st = pt_send(pt, &c);
-    Print(L"@READ t=%d l=1 st=%s data=%s\r\n", T_FAT, pt_stname(st),
+    Print(L"@READ t=%d l=%d st=%s data=%s\r\n", g_chip->pat1_target, g_chip->pat1_lun, pt_stname(st),
           !EFI_ERROR(st) && pt_check_block(b, 5) ? L"ok" : L"bad");
     /* One block asked for, two blocks of buffer: the residual comes back. */
     pt_read10(&c, T_PAT, 0, 7, 1, b, 1024);
@@ -252,9 +260,12 @@ static void nb_report(const CHAR16 *tag, UINTN n)
         BOOLEAN ok = TRUE;
         for (UINT32 k = 0; k < 8; k++)
             ok = ok && pt_check_block(r->buf + 512 * k, r->lba + k);
-        Print(L"%s i=%d submit=%s signals=%d ha=%02x ts=%02x in=%d data=%s\r\n", tag, i,
+        Print(L"%s i=%d submit=%s signals=%d ha=%02x ts=%02x in=%d data=%s", tag, i,
               pt_stname(r->st), g_signals[i], r->p.HostAdapterStatus, r->p.TargetStatus,
               r->p.InTransferLength, ok ? L"ok" : L"bad");
+        if (r->p.SenseDataLength >= 14)
+            Print(L" key=%x asc=%02x", r->sense[2] & 0xF, r->sense[12]);
+        Print(L"\r\n");
     }
 }
 
@@ -303,7 +314,7 @@ static int t_reset(PCAM_EXT_SCSI_PASS_THRU *pt)
     Print(L"@RESETLUN st=%s\r\n", pt_stname(st));
     nb_wait(6);
     nb_report(L"@RSTLUN", 6);
-    tgt[0] = 9;
+    tgt[0] = (UINT8)(g_chip->ntargets + 1);
     Print(L"@RESETLUNBAD st=%s\r\n", pt_stname(pt->ResetTargetLun(pt, tgt, 0)));
 
     pt_read10(&c, T_PAT, 0, 11, 1, b, 512);
@@ -383,7 +394,7 @@ static int t_timeout(PCAM_EXT_SCSI_PASS_THRU *pt)
     Print(L"@RESUME\r\n");
     pt_wait_key(120000);
     Print(L"@STOPCONN st=%s\r\n", pt_stname(BS->ConnectController(g_ctrl, NULL, NULL, TRUE)));
-    if (EFI_ERROR(pt_find(0x1022, 0x2020, &g_ctrl, &pt))) {
+    if (EFI_ERROR(pt_find(g_chip->vendor, g_chip->device, &g_ctrl, &pt))) {
         Print(L"@AFTERTIMEOUT st=NOPT\r\n");
         return 1;
     }
@@ -393,6 +404,38 @@ static int t_timeout(PCAM_EXT_SCSI_PASS_THRU *pt)
     for (UINT32 k = 0; k < 8; k++)
         ok = ok && pt_check_block(b + 512 * k, 508 + k);
     Print(L"@AFTERTIMEOUT st=%s data=%s\r\n", pt_stname(st), ok ? L"ok" : L"bad");
+    return 0;
+}
+
+/* Several tagged reads outstanding at once (chips and models that take
+ * tags and disconnect: the 53C895A): the host throttles target 2 after
+ * @ARM, so each read QEMU takes waits there, disconnected, and QEMU's trace
+ * counts them; after @RESUME they complete and their data is checked. */
+#define TAGGED 8
+static int t_tagged(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    UINT8 *b = pt_alloc(4096);
+    pt_cmd c;
+
+    if (!g_chip->tags) {
+        Print(L"@TAGSKIP\r\n"); /* QEMU's AM53C974: no tags, no disconnection */
+        return 0;
+    }
+    if (b == NULL || !nb_setup())
+        return 1;
+    Print(L"@ARM\r\n");
+    if (!pt_wait_key(120000))
+        return 1;
+    pt_read10(&c, T_PAT, 0, 900, 8, b, 4096); /* fills the throttle's bucket */
+    pt_send(pt, &c);
+    for (UINTN j = 0; j < TAGGED; j++)
+        nb_submit(pt, j, T_PAT, (UINT32)(8 * j + 1000));
+    BS->Stall(2000000); /* the driver's timer starts them all meanwhile */
+    Print(L"@RESUME\r\n");
+    pt_wait_key(120000);
+    nb_wait(TAGGED);
+    nb_report(L"@TAGGED", TAGGED);
+    pt_free(b, 4096);
     return 0;
 }
 
@@ -412,7 +455,7 @@ static int t_cycle(UINTN n)
         UINT8 *b = pt_alloc(4096);
         pt_cmd c;
         EFI_STATUS r = EFI_NOT_FOUND;
-        if (!EFI_ERROR(pt_find(0x1022, 0x2020, &h, &pt)) && b != NULL) {
+        if (!EFI_ERROR(pt_find(g_chip->vendor, g_chip->device, &h, &pt)) && b != NULL) {
             pt_read10(&c, T_PAT, 0, 1, 1, b, 512);
             r = pt_send(pt, &c);
             if (!EFI_ERROR(r) && !pt_check_block(b, 1))
@@ -451,7 +494,7 @@ static int t_unload(void)
         BS->FreePool(hs);
     }
     Print(L"@UNLOAD st=%s left=%d\r\n", pt_stname(st),
-          EFI_ERROR(pt_find(0x1022, 0x2020, &h, &pt)) ? 0 : 1);
+          EFI_ERROR(pt_find(g_chip->vendor, g_chip->device, &h, &pt)) ? 0 : 1);
     return 0;
 }
 
@@ -487,7 +530,7 @@ static void hex2(char *d, UINT8 v)
 }
 
 /* A read is held on the bus (the host throttles target 2 after @EBSARM),
- * so the AM53C974's DMA engine is started when ExitBootServices runs; the
+ * so the chip is at work (g_chip->busy_reg) when ExitBootServices runs; the
  * driver's handler must leave it idle. Ends the VM. */
 static int t_ebs(EFI_HANDLE image, PCAM_EXT_SCSI_PASS_THRU *pt)
 {
@@ -516,10 +559,10 @@ static int t_ebs(EFI_HANDLE image, PCAM_EXT_SCSI_PASS_THRU *pt)
     nb_submit(pt, 0, T_PAT, 808);
     /* The driver's timer event moves the command on meanwhile; wait (up to
      * 10 s, for a busy host) until the DMA engine is started. */
-    pre = port_in8((UINT16)(base + 0x40));
-    for (UINTN i = 0; i < 1000 && (pre & 3) != 3; i++) {
+    pre = port_in8((UINT16)(base + g_chip->busy_reg));
+    for (UINTN i = 0; i < 1000 && (pre & g_chip->busy_mask) != g_chip->busy_mask; i++) {
         BS->Stall(10000);
-        pre = port_in8((UINT16)(base + 0x40));
+        pre = port_in8((UINT16)(base + g_chip->busy_reg));
     }
     for (UINTN tries = 0; tries < 4 && EFI_ERROR(st); tries++) {
         map = LibMemoryMap(&entries, &key, &dsize, &dver);
@@ -527,7 +570,7 @@ static int t_ebs(EFI_HANDLE image, PCAM_EXT_SCSI_PASS_THRU *pt)
             break;
         st = BS->ExitBootServices(image, key);
     }
-    post = port_in8((UINT16)(base + 0x40));
+    post = port_in8((UINT16)(base + g_chip->busy_reg));
     hex2(line + 9, pre);
     hex2(line + 17, post);
     line[24] = EFI_ERROR(st) ? '0' : '1';
@@ -550,15 +593,27 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
 
     InitializeLib(ImageHandle, SystemTable);
     argc = GetShellArgcArgv(ImageHandle, &argv);
+    if (argc >= 3 && StrCmp(argv[1], L"-c") == 0) {
+        UINTN i = 0;
+        while (i < sizeof g_chips / sizeof g_chips[0] && StrCmp(argv[2], g_chips[i].name) != 0)
+            i++;
+        if (i == sizeof g_chips / sizeof g_chips[0]) {
+            Print(L"@NOCHIP %s\r\n", argv[2]);
+            return EFI_INVALID_PARAMETER;
+        }
+        g_chip = &g_chips[i];
+        argc -= 2;
+        argv += 2;
+    }
     if (argc < 2) {
-        Print(L"usage: pcamtest scan|cd|read|nonblock|reset|timeout|bad|random N SEED|cycle N|unload|ebs\r\n");
+        Print(L"usage: pcamtest [-c esp|lsi] scan|cd|read|nonblock|tagged|reset|timeout|bad|random N SEED|cycle N|unload|ebs\r\n");
         return EFI_INVALID_PARAMETER;
     }
     if (StrCmp(argv[1], L"unload") == 0) {
         t_unload();
         return EFI_SUCCESS;
     }
-    if (EFI_ERROR(pt_find(0x1022, 0x2020, &g_ctrl, &pt))) {
+    if (EFI_ERROR(pt_find(g_chip->vendor, g_chip->device, &g_ctrl, &pt))) {
         Print(L"@NOPT %s\r\n", argv[1]);
         return EFI_NOT_FOUND;
     }
@@ -581,6 +636,8 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
                           (UINT32)arg_num(argc > 3 ? argv[3] : NULL, 1));
     else if (StrCmp(argv[1], L"ebs") == 0)
         rc = t_ebs(ImageHandle, pt);
+    else if (StrCmp(argv[1], L"tagged") == 0)
+        rc = t_tagged(pt);
     else if (StrCmp(argv[1], L"cycle") == 0)
         rc = t_cycle(arg_num(argc > 2 ? argv[2] : NULL, 3));
     Print(L"@END %s rc=%d\r\n", argv[1], rc);

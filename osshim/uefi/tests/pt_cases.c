@@ -47,7 +47,7 @@ static const bad_case cases[] = {
     {L"bidirectional", 0, 0, 0, 0x00, 6, 2, 0, 0, 0},
     {L"dir_unknown_3", 0, 0, 0, 0x00, 6, 3, 0, 0, 0},
     {L"dir_unknown_255", 0, 0, 0, 0x00, 6, 255, 0, 0, 0},
-    {L"target_8", 8, 0, 0, 0x00, 6, 0, 0, 0, 0},
+    {L"target_past_ids", 0xFE, 0, 0, 0x00, 6, 0, 0, 0, 0}, /* 0xFE: the chip's ID count */
     {L"target_255", 255, 0, 0, 0x00, 6, 0, 0, 0, 0},
     {L"target_initiator", INITIATOR, 0, 0, 0x00, 6, 0, 0, 0, 0},
     {L"target_byte1", 0, 1, 0, 0x00, 6, 0, 0, 0, 0},
@@ -104,7 +104,7 @@ int cases_bad(PCAM_EXT_SCSI_PASS_THRU *pt)
         SetMem(tgt, sizeof tgt, 0);
         SetMem(cdb, sizeof cdb, 0);
         SetMem(&p, sizeof p, 0);
-        tgt[0] = k->target0;
+        tgt[0] = k->target0 == 0xFE ? g_chip->ntargets : k->target0;
         tgt[1] = k->target1;
         cdb[0] = k->op;
         if (k->op == 0x28 || k->op == 0x2A || k->op == 0x88 || k->op == 0xA8)
