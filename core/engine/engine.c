@@ -421,6 +421,24 @@ void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase)
         c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
         pcam_nego_no_answer(bus, c->target);
     }
+    if (bus->sel_kind != SK_IO && (bus->engine_flags & EGF_REFUSED) == 0 &&
+        (phase == PCAM_PHASE_COMMAND || phase == PCAM_PHASE_STATUS ||
+         phase == PCAM_PHASE_DATA_IN || phase == PCAM_PHASE_DATA_OUT)) {
+        /* A selection made only for an abort or a reset, and the target
+         * goes on to a command instead of releasing the bus: it did not
+         * act on the message, whatever bytes it took (QEMU 7.2's AM53C974
+         * takes the message bytes after SELECT WITH ATN AND STOP as the
+         * start of a CDB). Refused: a caller's reset fails, a recovery
+         * step's timer takes the ladder up; the bus free that ends this
+         * connection proves nothing. */
+        bus->engine_flags |= EGF_REFUSED;
+        bus->expect_free = EF_NONE;
+        if (c != NULL)
+            c->u.io.recovery |= (uint16_t)(bus->recovery == RS_BDR_SENT ? PCAM_RCV_DEV_RESET_REFUSED
+                                                                        : PCAM_RCV_ABORT_REFUSED);
+        pcam_core_log(bus, PCAM_LOG_WARN, "target went on to a command instead of acting on our "
+                      "abort or reset message", pcam_phase_name(phase));
+    }
     switch (phase) {
     case PCAM_PHASE_DATA_IN:
     case PCAM_PHASE_DATA_OUT:

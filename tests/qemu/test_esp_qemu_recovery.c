@@ -18,6 +18,13 @@
  *    size and bytes. After a bus reset the UA is back and meets a READ:
  *    the 5/25/00 from a LU the scan found is taken as that stale
  *    condition and retried, and the READ returns the image's bytes.
+ *  - defect 1: a LOGICAL UNIT RESET (and a BUS DEVICE RESET) to the disk.
+ *    hal/esp selects with ATN and stop and sends the reset message in
+ *    MESSAGE OUT; QEMU 7.2's model does not act on it and goes on to
+ *    COMMAND, taking the message bytes as the start of a CDB. The core
+ *    must not report that reset as done: the RESET_DEV CCB fails with
+ *    MSG_REJECT_REC, no BDR/LUN-reset event or async is given, and the
+ *    disk still reads right afterwards.
  * Expectations: QEMU's behaviour (hw/scsi/scsi-bus.c, scsi-disk.c: no
  * serial property means no VPD page 80h, INVALID FIELD IN CDB), SPC-4
  * sense codes 24/00 and 29/00.
@@ -133,11 +140,53 @@ static void test_lun3_ready_after_scan(void **state)
     qbus_stop(&b);
 }
 
+static unsigned events_of(qbus *b, uint16_t code)
+{
+    pcam_event ev[64];
+    unsigned n = 0;
+    size_t got;
+    while ((got = pcam_bus_read_events(&b->bus, ev, 64)) != 0)
+        for (size_t i = 0; i < got; i++)
+            n += ev[i].code == code;
+    return n;
+}
+
+static void test_reset_not_taken_is_not_done(void **state)
+{
+    static const uint8_t tur[6] = {0};
+    qbus b;
+    qccb c;
+
+    (void)state;
+    qbus_start(&b, drives, 2, NULL, NULL);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(&b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 30000) &
+                         PCAM_STATUS_MASK,
+                     PCAM_REQ_CMP);
+    qccb_io(&c, 0, 0, tur, 6, PCAM_DIR_NONE, NULL, 0);
+    qbus_sync(&b, &c, 10000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    (void)events_of(&b, 0);
+    for (int lun_reset = 1; lun_reset >= 0; lun_reset--) {
+        memset(&c, 0, sizeof c);
+        c.ccb.flags = lun_reset ? PCAM_CCB_LUN_RESET : 0;
+        uint32_t st = qbus_func(&b, &c, PCAM_FN_RESET_DEV, 0, lun_reset ? 3 : 0, 20000);
+        printf("%s on QEMU's AM53C974: %s\n", lun_reset ? "LOGICAL UNIT RESET" : "BUS DEVICE RESET",
+               pcam_status_name(st));
+        assert_int_equal(c.done_count, 1);
+        assert_int_equal(st & PCAM_STATUS_MASK, PCAM_MSG_REJECT_REC);
+        assert_int_equal(events_of(&b, lun_reset ? PCAM_EV_LUN_RESET : PCAM_EV_BDR_SENT), 0);
+        read_lun3(&b, 20);
+    }
+    qbus_stop(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_first_failure_after_power_on),
         cmocka_unit_test(test_lun3_ready_after_scan),
+        cmocka_unit_test(test_reset_not_taken_is_not_done),
     };
     qrig_require_qemu();
     setup_drives();
