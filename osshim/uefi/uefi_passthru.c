@@ -432,14 +432,15 @@ static EFI_STATUS EFIAPI pt_reset_target_lun(PCAM_EXT_SCSI_PASS_THRU *This, UINT
     st = pcam_uefi_mgmt(c, PCAM_FN_RESET_DEV, id, (UINT8)Lun, PCAM_CCB_LUN_RESET) & PCAM_STATUS_MASK;
     if (st == PCAM_REQ_CMP)
         return EFI_SUCCESS;
-    /* REQ_CMP_ERR: the reset did not happen because the target refused it
-     * (MESSAGE REJECT of LOGICAL UNIT RESET, as QEMU's LSI model does) or
-     * never answered; the core's ladder has already gone on. To the caller
+    /* REQ_CMP_ERR / MSG_REJECT_REC: the reset did not happen because the
+     * target refused it (MESSAGE REJECT of LOGICAL UNIT RESET, as QEMU's
+     * LSI model does; a command phase in its place, as QEMU's AM53C974
+     * does) or never answered; the core's ladder has already gone on. To the caller
      * that is a reset this device does not support: EFI_UNSUPPORTED, which
      * ScsiDiskDxe's Reset accepts, where EFI_DEVICE_ERROR makes DiskIoDxe's
      * Stop (it resets through BlockIo2) fail and the controller can never
      * be disconnected. */
-    if (st == PCAM_FUNC_NOTAVAIL || st == PCAM_REQ_CMP_ERR)
+    if (st == PCAM_FUNC_NOTAVAIL || st == PCAM_REQ_CMP_ERR || st == PCAM_MSG_REJECT_REC)
         return EFI_UNSUPPORTED;
     if (st == PCAM_PATH_INVALID)
         return EFI_INVALID_PARAMETER;
