@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A pcam bus on QEMU's AM53C974: the core plus hal/esp over the qtest
+ * A pcam bus on QEMU's AM53C974 (or, built with QBUS_SYM, its LSI53C895A
+ * with hal/sym: tests/sym): the core plus the back-end over the qtest
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
  * while the intercepted line is high, pcam_bus_tick() at the core's
  * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
- * front end to osshim/posix/pcam_qemu_esp.h that fails the test on errors
+ * front end to osshim/posix/pcam_qemu_esp.h (pcam_qemu_sym.h) that fails the test on errors
  * and checks the core's invariants after every entry point.
  */
 #ifndef QEMU_BUS_H
@@ -14,13 +15,36 @@
 #include <stdint.h>
 
 #include "pcam/pcam.h"
+#ifdef QBUS_SYM
+#include "pcam/pcam_sym.h"
+#else
 #include "pcam/pcam_esp.h"
+#endif
 #include "pcam_qemu.h"
+#ifdef QBUS_SYM
+#include "pcam_qemu_sym.h"
+#else
 #include "pcam_qemu_esp.h"
+#endif
 
-/* The bus is osshim/posix's pcam_qemu_esp (fields q, bus, esp, intrs...);
- * the first core invariant violation is kept by qemu_bus.c. */
+/* The bus is osshim/posix's pcam_qemu_esp (fields q, bus, esp, intrs...)
+ * or pcam_qemu_sym; the first core invariant violation is kept by
+ * qemu_bus.c. The QBUS_ names pick the chip's bring-up. */
+#ifdef QBUS_SYM
+typedef pcam_qemu_sym qbus;
+typedef pcam_qemu_sym_opts qbus_opts;
+#define QBUS_OPEN pcam_qemu_sym_open
+#define QBUS_CLOSE pcam_qemu_sym_close
+#define QBUS_STEP pcam_qemu_sym_step
+#define QBUS_CHIP "LSI53C895A"
+#else
 typedef pcam_qemu_esp qbus;
+typedef pcam_qemu_esp_opts qbus_opts;
+#define QBUS_OPEN pcam_qemu_esp_open
+#define QBUS_CLOSE pcam_qemu_esp_close
+#define QBUS_STEP pcam_qemu_esp_step
+#define QBUS_CHIP "AM53C974"
+#endif
 
 /* A CCB whose completions are counted (exactly once is the rule). */
 typedef struct qccb {
@@ -32,7 +56,7 @@ typedef struct qccb {
     void *arg;
 } qccb;
 
-/* Start QEMU with `drives` on an AM53C974 and bring a pcam bus up on it.
+/* Start QEMU with `drives` on the chip (QBUS_CHIP) and bring a pcam bus up on it.
  * bcfg NULL = defaults. extra: NULL-terminated extra QEMU args or NULL.
  * Fails the calling cmocka test on error. */
 void qbus_start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pcam_bus_config *bcfg,

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "qemu_rig.h"
-#include "sym_qbus.h"
+#include "qemu_bus.h" /* built with QBUS_SYM */
 
 #define BLOCKS 8192u
 #define SALT 0x20000u
