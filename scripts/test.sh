@@ -17,10 +17,11 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 ctest --preset default -LE '^(uefi|linux|win32)$'
 
-stage "whole-system boots (OVMF, the Linux guest, Wine): once, two at a time"
+stage "whole-system boots (OVMF, the Linux guest, Wine): each once"
 # Each VM test boots its own guest; they run here only, not again under the
-# sanitizer builds, two at a time on CI's two cores. No test collected is a
-# failure, as in every stage.
+# sanitizer builds. The OVMF and Linux boots take one core each in turn
+# (RESOURCE_LOCK pcam_vm_alone: tests/linux says why), the Wine tests run
+# beside them. No test collected is a failure, as in every stage.
 ctest --preset default -L '^(uefi|linux|win32)$' -j 2
 
 stage "gcc + ASan/UBSan: unit, sim and fuzz-replay tests"
