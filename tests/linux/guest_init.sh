@@ -73,7 +73,10 @@ say "queue_type $A=$(cat /sys/block/$A/device/queue_type) depth=$(cat /sys/block
 dmesg | grep -iE 'pcam|am53c974|esp|sym|53c8' | pfx DMESG-ATTACH
 
 # ---- whole disk read, then a pattern written in the guest
-say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/dev/null | md5)"
+say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/tmp/dd.whole | md5)"
+pfx DD-WHOLE < /tmp/dd.whole
+# The same bytes again, from the page cache: which sectors are wrong, if any.
+sectcheck /dev/$A | pfx SECTCHECK
 yes PCAM-GUEST-PATTERN | head -c 1048576 > /tmp/pat
 dd if=/tmp/pat of=/dev/$A bs=64k seek=384 oflag=direct conv=fsync 2>/dev/null; say "pattern write rc=$?"
 say "md5 pattern-readback $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"

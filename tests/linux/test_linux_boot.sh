@@ -142,6 +142,8 @@ else
   has "untagged (the model's bus has no TCQ), depth 2" 'PCAMT: queue_type .*=none depth=2'
 fi
 eq "whole-disk checksum equals the host image" "$(val "md5 whole $A ")" "$exp_whole"
+has "every sector of the pattern disk in its place (sectcheck)" 'PCAMT-SECTCHECK: sectcheck: 65536 sectors read, 0 wrong'
+grep -a 'PCAMT-SECTCHECK: sectcheck: sector' "$W/serial.txt" | head -8 >&2 || true
 eq "pattern read back in the guest" "$(val 'md5 pattern-readback ')" "$exp_pat"
 eq "ext2 file read in the guest" "$(val 'md5 ext2-file ')" "$exp_file"
 has "ext2 mount, write, umount" 'PCAMT: umount rc=0'

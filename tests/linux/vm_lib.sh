@@ -98,6 +98,8 @@ vm_initramfs() {
   cp /bin/busybox "$IRD/bin/busybox" || vm_die "busybox-static not installed"
   ln -s busybox "$IRD/bin/sh"
   vm_copy_bin sg_inq sg_vpd sg_readcap sg_luns sg_turs sg_requests sg_reset lsscsi fio
+  gcc -O2 -static -o "$IRD/bin/sectcheck" "$SRC/tests/linux/sectcheck.c" ||
+    vm_die "cannot build tests/linux/sectcheck.c (gcc, libc6-dev)"
   # Debian's modules for sd, sg, SPI transport, ext2 (ext4 serves it), and
   # Linux's own drivers for both chips (loaded only by the benchmark)
   mods=$(vm_modorder crct10dif_generic crc64_rocksoft_generic crc32c_generic sd_mod sg \
