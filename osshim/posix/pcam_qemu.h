@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "pcam/pcam.h"
+
 #include "pcam_posix.h"
 
 #ifdef __cplusplus
@@ -389,6 +391,44 @@ int pcam_qemu_wait_irq(pcam_qemu *q, unsigned irq, uint32_t timeout_ms);
  * @param out table to fill.
  */
 void pcam_qemu_platform(pcam_qemu *q, pcam_platform *out);
+
+/**
+ * @brief One step of a pcam bus whose controller sits in this QEMU, as a
+ * shim's interrupt handler and timer would drive it: pcam_bus_intr() if the
+ * controller's line is high, else pcam_bus_tick() if the core's deadline
+ * has passed, else wait for the line up to the deadline or @p max_wait_ms.
+ * Shared by every chip's bring-up (pcam_qemu_esp.h, pcam_qemu_sym.h).
+ * @param q the harness.
+ * @param irq the controller's I/O APIC input.
+ * @param bus the bus, up.
+ * @param intrs incremented per pcam_bus_intr() call.
+ * @param ticks incremented per pcam_bus_tick() call.
+ * @param max_wait_ms longest wait when nothing is due.
+ * @return 1 when the core ran, 0 when the wait ended with nothing to do, or
+ *         a negative errno value (-EIO once QEMU has failed).
+ */
+int pcam_qemu_bus_step(pcam_qemu *q, unsigned irq, pcam_bus *bus, uint64_t *intrs, uint64_t *ticks,
+                       uint32_t max_wait_ms);
+
+/** What pcam_qemu_bus_sync() waits on; it lives as long as the bus, so a
+ *  CCB that completes after its wait timed out finds it still there. */
+typedef struct pcam_qemu_waiter {
+    pcam_ccb *ccb; /**< The CCB being waited for. */
+    bool done;     /**< It has completed. */
+} pcam_qemu_waiter;
+
+/**
+ * @brief Hand @p ccb to the core and step the bus (pcam_qemu_bus_step())
+ * until it completes or @p timeout_ms passes. Sets the CCB's done and user.
+ * @param q the harness. @param irq the controller's input. @param bus the bus.
+ * @param intrs as for pcam_qemu_bus_step(). @param ticks likewise.
+ * @param w the bus's waiter. @param ccb the request.
+ * @param timeout_ms how long to wait.
+ * @return the CCB's status, or 0xFFFFFFFF if it did not complete in time.
+ */
+uint32_t pcam_qemu_bus_sync(pcam_qemu *q, unsigned irq, pcam_bus *bus, uint64_t *intrs,
+                            uint64_t *ticks, pcam_qemu_waiter *w, pcam_ccb *ccb,
+                            uint32_t timeout_ms);
 
 #ifdef __cplusplus
 }

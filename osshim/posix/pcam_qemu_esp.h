@@ -47,8 +47,7 @@ typedef struct pcam_qemu_esp {
     uint64_t intrs;        /**< pcam_bus_intr() calls made by pcam_qemu_esp_step(). */
     uint64_t ticks;        /**< pcam_bus_tick() calls made by pcam_qemu_esp_step(). */
     bool bus_up;           /**< pcam_bus_init() succeeded (shutdown is due at close). */
-    pcam_ccb *sync_ccb;    /**< The CCB pcam_qemu_esp_sync() waits for. */
-    bool sync_done;        /**< @ref sync_ccb has completed. */
+    pcam_qemu_waiter sync; /**< What pcam_qemu_esp_sync() waits on. */
 } pcam_qemu_esp;
 
 /** Options for pcam_qemu_esp_open(). Zero-initialise, then set what you need. */

@@ -42,8 +42,7 @@ typedef struct pcam_qemu_sym {
     uint64_t intrs;        /**< pcam_bus_intr() calls made by pcam_qemu_sym_step(). */
     uint64_t ticks;        /**< pcam_bus_tick() calls made by pcam_qemu_sym_step(). */
     bool bus_up;           /**< pcam_bus_init() succeeded. */
-    pcam_ccb *sync_ccb;    /**< The CCB pcam_qemu_sym_sync() waits for. */
-    bool sync_done;        /**< @ref sync_ccb has completed. */
+    pcam_qemu_waiter sync; /**< What pcam_qemu_sym_sync() waits on. */
 } pcam_qemu_sym;
 
 /** Options for pcam_qemu_sym_open(). Zero-initialise, then set what you need. */

@@ -131,54 +131,11 @@ int pcam_qemu_esp_close(pcam_qemu_esp *b)
 
 int pcam_qemu_esp_step(pcam_qemu_esp *b, uint32_t max_wait_ms)
 {
-    uint64_t now, d;
-    int rc;
-
-    if (pcam_qemu_irq(b->q, b->irq)) {
-        pcam_bus_intr(&b->bus);
-        b->intrs++;
-        return 1;
-    }
-    now = pcam_posix_now_ns();
-    d = pcam_bus_next_deadline(&b->bus);
-    if (d <= now) {
-        pcam_bus_tick(&b->bus);
-        b->ticks++;
-        return 1;
-    }
-    if (d != UINT64_MAX && (d - now) / 1000000u < max_wait_ms)
-        max_wait_ms = (uint32_t)((d - now + 999999u) / 1000000u);
-    rc = pcam_qemu_wait_irq(b->q, b->irq, max_wait_ms);
-    if (rc < 0)
-        return rc;
-    /* A dead QEMU reads as a low line; say so instead of spinning. */
-    if (pcam_qemu_error(b->q)[0] != '\0')
-        return -EIO;
-    return 0;
-}
-
-static void sync_done(pcam_ccb *ccb)
-{
-    pcam_qemu_esp *b = (pcam_qemu_esp *)ccb->user;
-
-    if (b->sync_ccb == ccb)
-        b->sync_done = true;
+    return pcam_qemu_bus_step(b->q, b->irq, &b->bus, &b->intrs, &b->ticks, max_wait_ms);
 }
 
 uint32_t pcam_qemu_esp_sync(pcam_qemu_esp *b, pcam_ccb *ccb, uint32_t timeout_ms)
 {
-    uint64_t end = pcam_posix_now_ns() + (uint64_t)timeout_ms * 1000000u;
-
-    b->sync_ccb = ccb;
-    b->sync_done = false;
-    ccb->user = b;
-    ccb->done = sync_done;
-    pcam_action(&b->bus, ccb);
-    while (!b->sync_done && pcam_posix_now_ns() <= end)
-        if (pcam_qemu_esp_step(b, 50) < 0)
-            break;
-    if (!b->sync_done)
-        return 0xFFFFFFFFu;
-    b->sync_ccb = NULL;
-    return ccb->status;
+    return pcam_qemu_bus_sync(b->q, b->irq, &b->bus, &b->intrs, &b->ticks, &b->sync, ccb,
+                              timeout_ms);
 }
