@@ -101,10 +101,12 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *    owed at the last evaluation that it beats in arbitration;
  *  - pcam_q_tick() evaluates when due, like pcam_q_next(), and issues
  *    nothing;
- *  - once pcam_q_next() has found nothing to issue it answers NULL at
- *    once, looking at nothing, until the queues are touched: by a submit,
- *    requeue, retirement or QUEUE FULL, by a look, or by the engine (its
- *    tick, a released freeze or hold: here the harness says when).
+ *  - once pcam_q_next() has found nothing to issue, or has issued the
+ *    last command any target was hinted to have pending, it answers NULL
+ *    at once, looking at nothing, until the queues are touched: by a
+ *    submit, requeue, QUEUE FULL, a retirement while some target is
+ *    hinted to have pending work, by a look, or by the engine (its tick, a
+ *    released freeze or hold: here the harness says when).
  * The model predicts the exact CCB pcam_q_next() returns (round-robin
  * cursors included) and the scheduler's state after it.
  */
@@ -466,6 +468,8 @@ static void op_next(void)
         if (m.pend_luns[mt] == 0)
             m.pend_hint &= (uint16_t)~(1u << mt);
     }
+    if (ml >= 0 && m.pend_hint == 0)
+        m.dirty = false; /* nothing hinted is left to find */
 
     /* The exact prediction, and the state the next decision depends on. */
     if (ml < 0) {
@@ -615,8 +619,10 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
         break;
     case 5: /* retire */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
+            bool pend = m.pend_hint != 0;
             pcam_q_retire(&bus, c, (b & 1) != 0);
-            m.dirty = true;
+            if (pend)
+                m.dirty = true; /* a freed slot matters only to waiting work */
             must(c->priv.state == PCAM_CS_FREE);
         }
         break;

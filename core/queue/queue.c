@@ -222,7 +222,11 @@ void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 
 void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
 {
-    pcam_q_touch(bus);
+    /* A freed slot or tag matters only to work that is waiting: with nothing
+     * pending anywhere (the hint is a superset), the next look would find
+     * nothing, and one per completion is a good part of a command's cost. */
+    if (bus->q_pend_targets != 0)
+        pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun == NULL)
         return;

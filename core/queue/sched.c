@@ -430,7 +430,7 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
         bus->q_owed = 0;
         bus->q_starving = 0;
         pcam_ccb *plain = round_robin(bus, nt, now);
-        if (plain == NULL)
+        if (plain == NULL || bus->q_pend_targets == 0)
             bus->q_dirty = 0;
         return plain;
     }
@@ -439,13 +439,16 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
     if (bus->q_starving != 0 && (bus->q_throttled & (1u << (bus->q_starving - 1u))) == 0 &&
         target_usable(bus, bus->q_starving - 1u)) {
         pcam_ccb *ccb = from_target(bus, nt, (uint8_t)(bus->q_starving - 1u), now);
-        if (ccb != NULL)
+        if (ccb != NULL) {
+            if (bus->q_pend_targets == 0)
+                bus->q_dirty = 0;
             return counted(bus, ccb);
+        }
     }
     /* A held target waits for the next evaluation, which the engine's next
      * deadline includes while anything is held, so it cannot be forgotten. */
     pcam_ccb *ccb = counted(bus, round_robin(bus, nt, now));
-    if (ccb == NULL)
+    if (ccb == NULL || bus->q_pend_targets == 0)
         bus->q_dirty = 0; /* nothing issuable until something changes */
     return ccb;
 }
