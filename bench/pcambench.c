@@ -467,6 +467,7 @@ int pcambench_main(int argc, char **argv, const char *name)
         return 1;
     }
     b->r.check_every = 0;
+    b->r.lazy_deadline = true;
     b->disk_blocks = (uint64_t)o->disk_mb * 2048u;
     pcam_sim_target_config tc;
     pcam_sim_target_config_defaults(&tc);

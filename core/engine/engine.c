@@ -127,6 +127,7 @@ static void set_connected_idle(pcam_bus *bus)
     bus->msgin_len = 0;
     bus->msgout_len = 0;
     bus->zero_xfers = 0;
+    bus->took = 0;
 }
 
 /* ---- starting work ---- */
@@ -409,6 +410,64 @@ static void illegal_phase(pcam_bus *bus, pcam_phase phase)
     reset_for_phase(bus, phase, "illegal bus phase; resetting the bus");
 }
 
+/* ---- chained endings: steps the back-end took after the action ---- */
+
+static void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev);
+
+/* The phase the action itself ended in, before the back-end went on. */
+static pcam_phase action_end_phase(const pcam_hal_event *ev)
+{
+    if ((ev->took & PCAM_HAL_TOOK_STATUS) != 0)
+        return PCAM_PHASE_STATUS;
+    if ((ev->took & PCAM_HAL_TOOK_MSG) != 0)
+        return PCAM_PHASE_MSG_IN;
+    return ev->phase;
+}
+
+void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    bus->took = ev->took;
+    if (ev->took != 0) {
+        bus->took_status = ev->status;
+        bus->took_msg = ev->msg;
+        bus->took_phase = (uint8_t)ev->phase;
+    }
+    pcam_eng_on_phase(bus, action_end_phase(ev));
+}
+
+/* The status byte the back-end read: handled as the end of the status
+ * transfer the core would have started, so nothing differs after it. */
+static void status_taken(pcam_bus *bus)
+{
+    pcam_hal_event x = {
+        .type = PCAM_HAL_EV_XFER_DONE,
+        .phase = (pcam_phase)bus->took_phase,
+        .count = 1,
+        .parity_error = (bus->took & PCAM_HAL_TOOK_STATUS_PARITY) != 0,
+        .took = (uint8_t)(bus->took & (PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_MSG_PARITY)),
+        .msg = bus->took_msg,
+    };
+    bus->took = 0;
+    bus->status_byte = bus->took_status;
+    bus->xfer_kind = XK_STATUS;
+    bus->xfer_phase = (uint8_t)PCAM_PHASE_STATUS;
+    on_xfer_done(bus, &x);
+}
+
+/* The first message byte the back-end took, ACK held: as if msg_in had run. */
+static void msg_taken(pcam_bus *bus)
+{
+    pcam_hal_event x = {
+        .type = PCAM_HAL_EV_MSG_BYTE,
+        .phase = PCAM_PHASE_MSG_IN,
+        .count = 1,
+        .byte = bus->took_msg,
+        .parity_error = (bus->took & PCAM_HAL_TOOK_MSG_PARITY) != 0,
+    };
+    bus->took = 0;
+    pcam_eng_msg_byte(bus, &x);
+}
+
 void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase)
 {
     pcam_ccb *c = bus->nexus;
@@ -475,12 +534,20 @@ void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase)
         return;
     }
     case PCAM_PHASE_STATUS:
+        if ((bus->took & PCAM_HAL_TOOK_STATUS) != 0) {
+            status_taken(bus);
+            return;
+        }
         bus->status_byte = 0xFF;
         bus->cmd_sg.addr = &bus->status_byte;
         bus->cmd_sg.len = 1;
         start_xfer(bus, phase, XK_STATUS, &bus->cmd_sg, 1, 0, 1);
         return;
     case PCAM_PHASE_MSG_IN:
+        if ((bus->took & PCAM_HAL_TOOK_MSG) != 0) {
+            msg_taken(bus);
+            return;
+        }
         pcam_eng_set_action(bus, ACT_MSGIN, bus->hal.ops->msg_in(bus->hal.sc));
         return;
     case PCAM_PHASE_MSG_OUT:
@@ -796,7 +863,7 @@ static ENG_NOINLINE void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
             pcam_nego_cancel(bus, c->target);
         }
     }
-    pcam_eng_on_phase(bus, ev->phase);
+    pcam_eng_after_action(bus, ev);
 }
 
 static ENG_NOINLINE void on_sel_timeout(pcam_bus *bus)
@@ -843,12 +910,13 @@ static ENG_NOINLINE void on_sel_timeout(pcam_bus *bus)
 static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_ccb *c = bus->nexus;
-    if (ev->count == 0 && (uint8_t)ev->phase == bus->xfer_phase && !ev->parity_error) {
+    pcam_phase end = action_end_phase(ev);
+    if (ev->count == 0 && (uint8_t)end == bus->xfer_phase && !ev->parity_error) {
         if (++bus->zero_xfers >= PCAM_ZERO_XFER_LIMIT) {
             /* The command spends a retry (or fails with SEQUENCE_FAIL), as
              * for an illegal phase: only RST gets the bus back. */
             bus->zero_xfers = 0;
-            reset_for_phase(bus, ev->phase, "transfers make no progress; resetting the bus");
+            reset_for_phase(bus, end, "transfers make no progress; resetting the bus");
             return;
         }
     } else {
@@ -890,7 +958,7 @@ static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
     default:
         break;
     }
-    pcam_eng_on_phase(bus, ev->phase);
+    pcam_eng_after_action(bus, ev);
 }
 
 bool pcam_engine_events(pcam_bus *bus)
@@ -948,7 +1016,7 @@ bool pcam_engine_events(pcam_bus *bus)
             pcam_eng_msg_byte(bus, &ev);
             break;
         case PCAM_HAL_EV_PHASE:
-            if (ev.phase == PCAM_PHASE_MSG_IN && bus->msgin_len > 0) {
+            if (ev.phase == PCAM_PHASE_MSG_IN && bus->msgin_len > 0 && ev.took == 0) {
                 pcam_eng_set_action(bus, ACT_MSGIN, bus->hal.ops->msg_in(bus->hal.sc));
                 break;
             }
@@ -956,7 +1024,7 @@ bool pcam_engine_events(pcam_bus *bus)
                 pcam_eng_fail_chip(bus);
                 break;
             }
-            pcam_eng_on_phase(bus, ev.phase);
+            pcam_eng_after_action(bus, &ev);
             break;
         case PCAM_HAL_EV_BUS_FREE:
             if (bus->state == ES_IDLE)

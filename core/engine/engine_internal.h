@@ -47,6 +47,9 @@ enum { RS_NONE = 0, RS_ABORT, RS_BDR, RS_BDR_SENT, RS_BUS_RESET, RS_CHIP_RESET }
  * its life in the core (pcam_core_life_end); 0 when nothing is left. */
 uint64_t pcam_eng_issue_deadline(const pcam_bus *bus, const pcam_ccb *ccb, uint64_t now);
 void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase);
+/* The action the event reports ended: go on from the phase it ended in,
+ * applying first the steps a chaining back-end took after it (pcam_hal.h). */
+void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev);
 void pcam_eng_on_bus_free(pcam_bus *bus);
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb);

@@ -452,5 +452,5 @@ void pcam_eng_msgout_taken(pcam_bus *bus, uint32_t count)
 void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_eng_msgout_taken(bus, ev->count);
-    pcam_eng_on_phase(bus, ev->phase);
+    pcam_eng_after_action(bus, ev);
 }

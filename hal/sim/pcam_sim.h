@@ -118,6 +118,9 @@ typedef struct pcam_sim_config {
     size_t trace_entries;     /**< Trace ring size (0: no ring). Default 4096. */
     bool verbose;             /**< Platform log lines go to stderr. Default false. */
     bool strict_xfer;         /**< Data transfer with chip mode != target agreement is a gross error. Default true. */
+    bool chain_endings;       /**< The chip reads the status byte and the first message-in byte itself
+                                   before it reports an action (pcam_hal.h, chained endings), as a
+                                   53C9x's ICCS does. Default false; the core's test rig turns it on. */
 } pcam_sim_config;
 
 /** How a target answers one kind of negotiation message. */

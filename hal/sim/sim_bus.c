@@ -449,6 +449,57 @@ sim_target *sim_conn_target(pcam_sim *s)
     return s->conn_id < PCAM_SIM_MAX_IDS ? s->tgt[s->conn_id] : NULL;
 }
 
+static void post_chain(pcam_sim *s, pcam_phase phase)
+{
+    if (s->ev_count == SIM_EVQ) {
+        s->ev_dropped++;
+        return;
+    }
+    s->chain_active = false;
+    s->chain_ev.phase = phase;
+    s->evq[(s->ev_head + s->ev_count) % SIM_EVQ] = s->chain_ev;
+    s->ev_count++;
+    sim_trace(s, PCAM_SIM_TR_EVENT, s->chain_ev.target, phase, s->chain_ev.msg, s->chain_ev.count,
+              (uint32_t)s->chain_ev.type);
+}
+
+/*
+ * Chained endings (pcam_hal.h): the action ended in STATUS or MESSAGE IN,
+ * so the chip reads the status byte, then the first message byte, before
+ * it reports the action, as a 53C9x's Initiator Command Complete Sequence
+ * does. False when the event is to be posted as it is.
+ */
+static bool chain(pcam_sim *s, pcam_hal_event_type type, uint32_t c1, uint32_t c2, bool parity)
+{
+    sim_target *t = sim_conn_target(s);
+
+    if (!s->chain_active) {
+        if (!s->cfg.chain_endings || t == NULL ||
+            (s->phase != PCAM_PHASE_STATUS && s->phase != PCAM_PHASE_MSG_IN))
+            return false;
+        memset(&s->chain_ev, 0, sizeof s->chain_ev);
+        s->chain_ev.type = type;
+        s->chain_ev.count = c1;
+        s->chain_ev.count2 = c2;
+        s->chain_ev.target = s->conn_id;
+        s->chain_ev.parity_error = parity;
+        s->chain_active = true;
+    }
+    if (t != NULL && s->phase == PCAM_PHASE_STATUS && (s->chain_ev.took & PCAM_HAL_TOOK_STATUS) == 0) {
+        s->action = A_CHAIN;
+        s->chain_ev.status = sim_run_status(s, t);
+        s->chain_ev.took |= PCAM_HAL_TOOK_STATUS;
+        return true;
+    }
+    if (t != NULL && s->phase == PCAM_PHASE_MSG_IN) {
+        sim_run_msgin(s, t);
+        return true;
+    }
+    s->action = A_NONE;
+    post_chain(s, s->phase);
+    return true;
+}
+
 /* The target asserts REQ in s->phase: the action goes on or ends. */
 static void on_req(pcam_sim *s)
 {
@@ -463,6 +514,8 @@ static void on_req(pcam_sim *s)
             sim_run_cdb(s, s->sel_cdb + s->sel_cdb_sent, (uint16_t)(s->sel_cdb_len - s->sel_cdb_sent));
             return;
         }
+        if (chain(s, PCAM_HAL_EV_SELECT_DONE, s->sel_msg_sent, s->sel_cdb_sent, s->act_parity))
+            return;
         s->action = A_NONE;
         sim_post(s, PCAM_HAL_EV_SELECT_DONE, s->sel_msg_sent, s->sel_cdb_sent, s->conn_id, 0,
                  s->act_parity);
@@ -472,16 +525,25 @@ static void on_req(pcam_sim *s)
             sim_run_msgout(s, s->mo_buf + s->mo_sent, (uint16_t)(s->mo_len - s->mo_sent));
             return;
         }
+        if (chain(s, PCAM_HAL_EV_MSGOUT_DONE, s->mo_sent, 0, false))
+            return;
         s->action = A_NONE;
         sim_post(s, PCAM_HAL_EV_MSGOUT_DONE, s->mo_sent, 0, s->conn_id, 0, false);
         break;
     case A_TRANSFER:
+        if (chain(s, PCAM_HAL_EV_XFER_DONE, s->act_count, 0, s->act_parity))
+            return;
         s->action = A_NONE;
         sim_post(s, PCAM_HAL_EV_XFER_DONE, s->act_count, 0, s->conn_id, 0, s->act_parity);
         break;
     case A_ACCEPT:
+        if (chain(s, PCAM_HAL_EV_PHASE, 0, 0, false))
+            return;
         s->action = A_NONE;
         sim_post(s, PCAM_HAL_EV_PHASE, 0, 0, s->conn_id, 0, false);
+        break;
+    case A_CHAIN:
+        (void)chain(s, s->chain_ev.type, 0, 0, false);
         break;
     default:
         break;
@@ -554,7 +616,9 @@ static void step_free(pcam_sim *s)
     s->action = A_NONE;
     sim_trace(s, PCAM_SIM_TR_BUS_FREE, id, PCAM_PHASE_BUS_FREE, 0, 0, 0);
     vcd_release(s, s->now);
-    if (act != A_NONE)
+    if (s->chain_active) /* it let go after the status byte: the chained event says so */
+        post_chain(s, PCAM_PHASE_BUS_FREE);
+    else if (act != A_NONE)
         sim_post(s, PCAM_HAL_EV_BUS_FREE, c1, c2, id, 0, s->act_parity);
 }
 
@@ -636,6 +700,14 @@ static void run_step(pcam_sim *s)
         s->ack_held = true;
         s->action = A_NONE;
         sim_trace(s, PCAM_SIM_TR_MSG_IN, s->conn_id, s->phase, s->held_byte, 1, 0);
+        if (s->chain_active) {
+            s->chain_ev.took |= PCAM_HAL_TOOK_MSG;
+            if (s->held_parity)
+                s->chain_ev.took |= PCAM_HAL_TOOK_MSG_PARITY;
+            s->chain_ev.msg = s->held_byte;
+            post_chain(s, PCAM_PHASE_MSG_IN);
+            break;
+        }
         sim_post(s, PCAM_HAL_EV_MSG_BYTE, 1, 0, s->conn_id, s->held_byte, s->held_parity);
         break;
     case ST_ACK:
@@ -769,6 +841,7 @@ void sim_do_reset(pcam_sim *s, bool by_initiator)
         if (s->tgt[i] != NULL)
             simt_reset(s, s->tgt[i]);
     s->action = A_NONE;
+    s->chain_active = false;
     s->sel_pending = false;
     s->chip_connected = false;
     s->conn_id = SIM_NO_ID;

@@ -73,6 +73,37 @@ void sim_run_cdb(pcam_sim *s, const uint8_t *b, uint16_t n)
     sim_schedule(s, ST_DECIDE, s->now + a * i, s->phase);
 }
 
+/* The status byte's handshake; the target's decision comes when it ends. */
+uint8_t sim_run_status(pcam_sim *s, sim_target *t)
+{
+    uint8_t st = simt_status_pick(t);
+
+    sim_trace(s, PCAM_SIM_TR_STATUS, t->id, PCAM_PHASE_STATUS, st, 1, 0);
+    sim_vcd_bytes(s, s->now, s->cfg.async_ns, &st, 1, false, UINT32_MAX);
+    simt_status_done(s, t);
+    sim_schedule(s, ST_DECIDE, s->now + s->cfg.async_ns, s->phase);
+    return st;
+}
+
+/* REQ of a message-in byte: the chip latches it and holds ACK. */
+void sim_run_msgin(pcam_sim *s, sim_target *t)
+{
+    uint8_t byte = simt_msgin_peek(t);
+    bool bad = false;
+
+    if (sim_chance_ppm(s, t->cfg.parity_msg_ppm)) {
+        byte ^= (uint8_t)(1u << (sim_rand(s) % 8));
+        bad = true;
+        t->stats.parity_injected++;
+        sim_trace(s, PCAM_SIM_TR_PARITY, t->id, PCAM_PHASE_MSG_IN, 0, 0, 0);
+    }
+    s->held_byte = byte;
+    s->held_parity = bad;
+    s->action = A_MSGIN;
+    sim_vcd_msgin_byte(s, s->now, byte, bad);
+    sim_schedule(s, ST_MSGIN_BYTE, s->now + s->cfg.async_ns / 2, s->phase);
+}
+
 /* ---- scatter-gather ---- */
 
 static bool sg_valid(const pcam_hal_xfer *x)
@@ -248,6 +279,7 @@ int pcam_sim_i_reset_chip(pcam_sim *s)
         return PCAM_ERR_NULL;
     s->stall_reset_next = 0; /* a chip reset unwedges it */
     s->action = A_NONE;
+    s->chain_active = false;
     s->sel_pending = false;
     sim_clear_events(s);
     if (s->atn)
@@ -386,10 +418,7 @@ int pcam_sim_i_transfer(pcam_sim *s, const pcam_hal_xfer *x)
             return PCAM_OK;
         }
         s->act_count = 1;
-        sim_trace(s, PCAM_SIM_TR_STATUS, t->id, PCAM_PHASE_STATUS, st, 1, 0);
-        sim_vcd_bytes(s, s->now, s->cfg.async_ns, &st, 1, false, UINT32_MAX);
-        simt_status_done(s, t);
-        sim_schedule(s, ST_DECIDE, s->now + s->cfg.async_ns, s->phase);
+        (void)sim_run_status(s, t);
         sim_vcd_flush(s, s->now);
         return PCAM_OK;
     }
@@ -450,26 +479,13 @@ int pcam_sim_i_msg_out(pcam_sim *s, const uint8_t *msg, size_t len)
 int pcam_sim_i_msg_in(pcam_sim *s)
 {
     sim_target *t;
-    uint8_t byte;
-    bool bad = false;
 
     if (s == NULL)
         return PCAM_ERR_NULL;
     if (connected_idle(s) != PCAM_OK || s->ack_held || s->phase != PCAM_PHASE_MSG_IN ||
         (t = sim_conn_target(s)) == NULL)
         return gross(s, PCAM_SIM_CALL_MSG_IN, PCAM_ERR_UNSUPPORTED);
-    byte = simt_msgin_peek(t);
-    if (sim_chance_ppm(s, t->cfg.parity_msg_ppm)) {
-        byte ^= (uint8_t)(1u << (sim_rand(s) % 8));
-        bad = true;
-        t->stats.parity_injected++;
-        sim_trace(s, PCAM_SIM_TR_PARITY, t->id, PCAM_PHASE_MSG_IN, 0, 0, 0);
-    }
-    s->held_byte = byte;
-    s->held_parity = bad;
-    s->action = A_MSGIN;
-    sim_vcd_msgin_byte(s, s->now, byte, bad);
-    sim_schedule(s, ST_MSGIN_BYTE, s->now + s->cfg.async_ns / 2, s->phase);
+    sim_run_msgin(s, t);
     sim_vcd_flush(s, s->now);
     return PCAM_OK;
 }

@@ -182,7 +182,8 @@ typedef enum sim_action {
     A_MSGOUT,
     A_MSGIN,
     A_ACCEPT,
-    A_RESET
+    A_RESET,
+    A_CHAIN                   /* a status byte read on the chip's own (chained endings) */
 } sim_action;
 
 typedef enum sim_step {
@@ -232,6 +233,10 @@ struct pcam_sim {
     bool ack_held;
     uint8_t held_byte;
     bool held_parity;
+    /* Chained endings: the event of the action that ended, held back while
+     * the chip reads the status byte and the first message byte itself. */
+    bool chain_active;
+    pcam_hal_event chain_ev;
     bool sel_pending;
     uint64_t sel_ready;
     uint8_t sel_target;
@@ -313,6 +318,8 @@ uint32_t sim_period_ps(uint8_t factor);
 
 /* ---- sim_chip.c: byte runs started by actions ---- */
 void sim_run_msgout(pcam_sim *s, const uint8_t *b, uint16_t n);
+uint8_t sim_run_status(pcam_sim *s, sim_target *t);
+void sim_run_msgin(pcam_sim *s, sim_target *t);
 void sim_run_cdb(pcam_sim *s, const uint8_t *b, uint16_t n);
 
 /* ---- sim_target.c: the protocol ---- */

@@ -48,6 +48,9 @@ static void queue_event(pcam_template *s, pcam_hal_event_type type, uint8_t targ
     s->ev.target = target;
     s->ev.byte = 0;
     s->ev.parity_error = false;
+    s->ev.took = 0; /* a chip that reads status + message itself reports it here (pcam_hal.h) */
+    s->ev.status = 0;
+    s->ev.msg = 0;
     s->ev_pending = true;
 }
 

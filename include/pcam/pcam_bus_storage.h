@@ -132,6 +132,10 @@ typedef struct pcam_bus {
     uint8_t xfer_kind;          /**< What the transfer in progress is for. */
     uint8_t xfer_phase;         /**< Phase the transfer in progress was started in. */
     uint8_t zero_xfers;         /**< Transfers in a row that moved nothing and left the phase unchanged. */
+    uint8_t took;               /**< Chained steps of the event being handled (PCAM_HAL_TOOK_*), not yet applied. */
+    uint8_t took_status;        /**< Their status byte. */
+    uint8_t took_msg;           /**< Their first message-in byte. */
+    uint8_t took_phase;         /**< The phase the back-end reported after them. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
     uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
     uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */

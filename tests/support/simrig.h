@@ -21,6 +21,10 @@ typedef struct simrig {
     bool polled;
     uint64_t steps;
     uint64_t check_every;    /* run pcam_bus_check_invariants every N steps (0 = never) */
+    /* The core's deadline is asked for only after the rig's own calls into
+     * it, not after every step: right when nothing else calls the core
+     * directly (pcambench), as a shim does; tests leave it false. */
+    bool lazy_deadline;
     const char *violation;   /* first invariant violation seen, or NULL */
     uint64_t deadline;       /* the core's next deadline, as of its last entry point */
     uint8_t *stores[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS]; /* disk media the rig allocated */
