@@ -179,6 +179,9 @@ void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_m
         sel.cdb = ccb->u.io.cdb;
         sel.cdb_len = ccb->u.io.cdb_len;
     }
+    /* With a nexus the core accepts COMMAND COMPLETE and DISCONNECT as
+     * they come: a chaining back-end may do it itself (pcam_hal.h). */
+    sel.may_accept = kind != SK_MGMT;
     bus->sel_kind = kind;
     bus->zero_xfers = 0;
     bus->state = ES_SELECTING;
@@ -320,6 +323,7 @@ static void start_xfer(pcam_bus *bus, pcam_phase phase, uint8_t kind, const pcam
     x.sg_count = count;
     x.offset = offset;
     x.len = len;
+    x.may_accept = bus->nexus != NULL && bus->msgin_len == 0 && kind != XK_BUCKET;
     bus->xfer_kind = kind;
     bus->xfer_phase = (uint8_t)phase;
     pcam_eng_set_action(bus, ACT_XFER, bus->hal.ops->transfer(bus->hal.sc, &x));
@@ -444,7 +448,8 @@ static void status_taken(pcam_bus *bus)
         .phase = (pcam_phase)bus->took_phase,
         .count = 1,
         .parity_error = (bus->took & PCAM_HAL_TOOK_STATUS_PARITY) != 0,
-        .took = (uint8_t)(bus->took & (PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_MSG_PARITY)),
+        .took = (uint8_t)(bus->took & (PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_MSG_PARITY |
+                                       PCAM_HAL_TOOK_ACCEPTED)),
         .msg = bus->took_msg,
     };
     bus->took = 0;
@@ -454,7 +459,10 @@ static void status_taken(pcam_bus *bus)
     on_xfer_done(bus, &x);
 }
 
-/* The first message byte the back-end took, ACK held: as if msg_in had run. */
+/* The first message byte the back-end took, ACK held: as if msg_in had
+ * run. If the back-end also accepted it, the core's own accept of it (the
+ * only answer it has to a COMMAND COMPLETE or DISCONNECT with a nexus) goes
+ * on from where the back-end left the bus: pcam_eng_accepted(). */
 static void msg_taken(pcam_bus *bus)
 {
     pcam_hal_event x = {
@@ -464,8 +472,38 @@ static void msg_taken(pcam_bus *bus)
         .byte = bus->took_msg,
         .parity_error = (bus->took & PCAM_HAL_TOOK_MSG_PARITY) != 0,
     };
-    bus->took = 0;
+    bus->took &= PCAM_HAL_TOOK_ACCEPTED;
     pcam_eng_msg_byte(bus, &x);
+    if ((bus->took & PCAM_HAL_TOOK_ACCEPTED) != 0) {
+        /* It accepted a byte the core does not accept as it is: it broke
+         * the contract, and the target has gone on without us. */
+        bus->took = 0;
+        pcam_core_log(bus, PCAM_LOG_ERROR, "back-end accepted a message byte the core would not",
+                      NULL);
+        pcam_eng_fail_chip(bus);
+    }
+}
+
+static void on_phase_event(pcam_bus *bus, const pcam_hal_event *ev);
+
+void pcam_eng_accepted(pcam_bus *bus, bool atn)
+{
+    pcam_hal_event x = {
+        .type = PCAM_HAL_EV_PHASE,
+        .phase = (pcam_phase)bus->took_phase,
+        .target = bus->conn_target,
+    };
+    bus->took = 0;
+    bus->action = ACT_NONE;
+    if (x.phase == PCAM_PHASE_BUS_FREE) {
+        pcam_eng_on_bus_free(bus);
+        return;
+    }
+    /* Still connected: ATN now takes the target to MESSAGE OUT as an
+     * accept with ATN would have. */
+    if (atn)
+        (void)bus->hal.ops->set_atn(bus->hal.sc);
+    on_phase_event(bus, &x);
 }
 
 void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase)
@@ -961,6 +999,20 @@ static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
     pcam_eng_after_action(bus, ev);
 }
 
+/* After msg_accept: the target asserted REQ in ev->phase. */
+static void on_phase_event(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    if (ev->phase == PCAM_PHASE_MSG_IN && bus->msgin_len > 0 && ev->took == 0) {
+        pcam_eng_set_action(bus, ACT_MSGIN, bus->hal.ops->msg_in(bus->hal.sc));
+        return;
+    }
+    if (bus->state == ES_IDLE && ev->phase != PCAM_PHASE_BUS_FREE) {
+        pcam_eng_fail_chip(bus);
+        return;
+    }
+    pcam_eng_after_action(bus, ev);
+}
+
 bool pcam_engine_events(pcam_bus *bus)
 {
     pcam_hal_event ev;
@@ -1016,15 +1068,7 @@ bool pcam_engine_events(pcam_bus *bus)
             pcam_eng_msg_byte(bus, &ev);
             break;
         case PCAM_HAL_EV_PHASE:
-            if (ev.phase == PCAM_PHASE_MSG_IN && bus->msgin_len > 0 && ev.took == 0) {
-                pcam_eng_set_action(bus, ACT_MSGIN, bus->hal.ops->msg_in(bus->hal.sc));
-                break;
-            }
-            if (bus->state == ES_IDLE && ev.phase != PCAM_PHASE_BUS_FREE) {
-                pcam_eng_fail_chip(bus);
-                break;
-            }
-            pcam_eng_after_action(bus, &ev);
+            on_phase_event(bus, &ev);
             break;
         case PCAM_HAL_EV_BUS_FREE:
             if (bus->state == ES_IDLE)

@@ -50,6 +50,9 @@ void pcam_eng_on_phase(pcam_bus *bus, pcam_phase phase);
 /* The action the event reports ended: go on from the phase it ended in,
  * applying first the steps a chaining back-end took after it (pcam_hal.h). */
 void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev);
+/* The core accepts the message byte the back-end already accepted (chained
+ * endings): go on from the phase the back-end reported after it. */
+void pcam_eng_accepted(pcam_bus *bus, bool atn);
 void pcam_eng_on_bus_free(pcam_bus *bus);
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb);

@@ -16,6 +16,10 @@ void pcam_eng_queue_msgout(pcam_bus *bus, const uint8_t *msg, uint8_t len)
 
 static void accept(pcam_bus *bus, bool atn)
 {
+    if ((bus->took & PCAM_HAL_TOOK_ACCEPTED) != 0) {
+        pcam_eng_accepted(bus, atn); /* the back-end did it already */
+        return;
+    }
     pcam_eng_set_action(bus, ACT_ACCEPT, bus->hal.ops->msg_accept(bus->hal.sc, atn));
 }
 

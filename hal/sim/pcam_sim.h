@@ -492,6 +492,15 @@ int pcam_sim_i_reset_atn(pcam_sim *sim);
  * @param ns timeout from arbitration won, in ns (0 is ignored).
  */
 void pcam_sim_set_sel_timeout(pcam_sim *sim, uint64_t ns);
+
+/**
+ * @brief Switch pcam_sim_config::chain_endings on or off from the next action
+ *        on (a scenario that needs to stop between a DISCONNECT byte and the
+ *        bus free needs a chip that reports the byte on its own).
+ * @param sim the bus. @param on chain or not.
+ * @return the setting before (false for a NULL bus).
+ */
+bool pcam_sim_set_chain(pcam_sim *sim, bool on);
 /**
  * @brief Program the chip's mode for @p target (synchronous).
  * @param sim bus.

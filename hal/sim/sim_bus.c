@@ -484,16 +484,21 @@ static bool chain(pcam_sim *s, pcam_hal_event_type type, uint32_t c1, uint32_t c
         s->chain_ev.target = s->conn_id;
         s->chain_ev.parity_error = parity;
         s->chain_active = true;
+        s->chain_may_accept = s->may_accept &&
+                              (type == PCAM_HAL_EV_SELECT_DONE || type == PCAM_HAL_EV_XFER_DONE);
     }
-    if (t != NULL && s->phase == PCAM_PHASE_STATUS && (s->chain_ev.took & PCAM_HAL_TOOK_STATUS) == 0) {
-        s->action = A_CHAIN;
-        s->chain_ev.status = sim_run_status(s, t);
-        s->chain_ev.took |= PCAM_HAL_TOOK_STATUS;
-        return true;
-    }
-    if (t != NULL && s->phase == PCAM_PHASE_MSG_IN) {
-        sim_run_msgin(s, t);
-        return true;
+    if ((s->chain_ev.took & PCAM_HAL_TOOK_MSG) == 0) {
+        if (t != NULL && s->phase == PCAM_PHASE_STATUS &&
+            (s->chain_ev.took & PCAM_HAL_TOOK_STATUS) == 0) {
+            s->action = A_CHAIN;
+            s->chain_ev.status = sim_run_status(s, t);
+            s->chain_ev.took |= PCAM_HAL_TOOK_STATUS;
+            return true;
+        }
+        if (t != NULL && s->phase == PCAM_PHASE_MSG_IN) {
+            sim_run_msgin(s, t);
+            return true;
+        }
     }
     s->action = A_NONE;
     post_chain(s, s->phase);
@@ -705,6 +710,17 @@ static void run_step(pcam_sim *s)
             if (s->held_parity)
                 s->chain_ev.took |= PCAM_HAL_TOOK_MSG_PARITY;
             s->chain_ev.msg = s->held_byte;
+            if (s->chain_may_accept && !s->held_parity &&
+                (s->held_byte == PCAM_MSG_COMMAND_COMPLETE || s->held_byte == PCAM_MSG_DISCONNECT)) {
+                /* Accepted here, ATN off, as the core would: the event
+                 * waits for where the target goes, BUS FREE usually. */
+                s->chain_ev.took |= PCAM_HAL_TOOK_ACCEPTED;
+                s->ack_held = false;
+                s->action = A_CHAIN;
+                sim_vcd_set(s, s->now, V_ACK, 0);
+                sim_schedule(s, ST_ACK, s->now + s->cfg.async_ns / 2, s->phase);
+                break;
+            }
             post_chain(s, PCAM_PHASE_MSG_IN);
             break;
         }

@@ -360,6 +360,7 @@ static int do_select(pcam_sim *s, const pcam_hal_select *sel, bool keep_atn)
         memcpy(s->sel_cdb, sel->cdb, sel->cdb_len);
     s->sel_msg_sent = 0;
     s->sel_cdb_sent = 0;
+    s->may_accept = sel->may_accept;
     s->act_count = 0;
     s->act_count2 = 0;
     s->act_parity = false;
@@ -402,6 +403,7 @@ int pcam_sim_i_transfer(pcam_sim *s, const pcam_hal_xfer *x)
     s->act_count = 0;
     s->act_count2 = 0;
     s->act_parity = false;
+    s->may_accept = x->may_accept;
     if (x->phase == PCAM_PHASE_DATA_IN || x->phase == PCAM_PHASE_DATA_OUT) {
         int rc = transfer_data(s, t, x);
         sim_vcd_flush(s, s->now);
@@ -527,6 +529,17 @@ int pcam_sim_i_reset_atn(pcam_sim *s)
         atn_changed(s, s->now, false);
     sim_vcd_flush(s, s->now);
     return PCAM_OK;
+}
+
+bool pcam_sim_set_chain(pcam_sim *s, bool on)
+{
+    bool was;
+
+    if (s == NULL)
+        return false;
+    was = s->cfg.chain_endings;
+    s->cfg.chain_endings = on;
+    return was;
 }
 
 void pcam_sim_set_sel_timeout(pcam_sim *s, uint64_t ns)

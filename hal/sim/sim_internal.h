@@ -236,6 +236,8 @@ struct pcam_sim {
     /* Chained endings: the event of the action that ended, held back while
      * the chip reads the status byte and the first message byte itself. */
     bool chain_active;
+    bool may_accept;          /* the action in progress allows accepting CC / DISCONNECT */
+    bool chain_may_accept;    /* ... and so does the chain it led to */
     pcam_hal_event chain_ev;
     bool sel_pending;
     uint64_t sel_ready;

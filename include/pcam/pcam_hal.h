@@ -35,9 +35,15 @@
  * event's phase is then the phase now: MESSAGE IN with TOOK_MSG, or where
  * the target went after the status byte (BUS FREE if it let go). Only
  * SELECT_DONE, XFER_DONE, MSGOUT_DONE and PHASE events may carry them; a
- * back-end that does not chain leaves pcam_hal_event::took 0. Each chained
- * step saves a chip interrupt and a pass through the core: a 4 KiB read on
- * the simulated bus takes 8 events instead of 13.
+ * back-end that does not chain leaves pcam_hal_event::took 0. When the core
+ * started the action with pcam_hal_select::may_accept or
+ * pcam_hal_xfer::may_accept, it would accept a COMMAND COMPLETE or a
+ * DISCONNECT taken that way at once: the back-end may then also accept it
+ * (ATN off, only when the byte came without a parity error) and report
+ * #PCAM_HAL_TOOK_ACCEPTED with the phase after it, BUS FREE when the target
+ * let go, which ends the command's ending in one event. Each chained step
+ * saves a chip interrupt and a pass through the core: a 4 KiB read on the
+ * simulated bus takes 6 events instead of 13.
  */
 #ifndef PCAM_HAL_H
 #define PCAM_HAL_H
@@ -89,7 +95,9 @@ enum {
     PCAM_HAL_TOOK_STATUS = 1u << 0,        /**< It read the status byte (in pcam_hal_event::status). */
     PCAM_HAL_TOOK_STATUS_PARITY = 1u << 1, /**< ... and the status byte came with a parity error. */
     PCAM_HAL_TOOK_MSG = 1u << 2,           /**< It took the first message-in byte (pcam_hal_event::msg), ACK held. */
-    PCAM_HAL_TOOK_MSG_PARITY = 1u << 3     /**< ... and that byte came with a parity error. */
+    PCAM_HAL_TOOK_MSG_PARITY = 1u << 3,    /**< ... and that byte came with a parity error. */
+    PCAM_HAL_TOOK_ACCEPTED = 1u << 4       /**< ... and, allowed by may_accept, it accepted that byte:
+                                                pcam_hal_event::phase is the phase after it. */
 };
 
 /** One decoded chip event. */
@@ -120,6 +128,8 @@ typedef struct pcam_hal_select {
     uint8_t msg_len;     /**< Number of message bytes (0 when !atn). */
     const uint8_t *cdb;  /**< CDB, sent if the target enters COMMAND after the messages. */
     uint8_t cdb_len;     /**< CDB length. */
+    bool may_accept;     /**< A chaining back-end may accept a COMMAND COMPLETE or DISCONNECT it takes
+                              after this action (see chained endings); false otherwise. */
 } pcam_hal_select;
 
 /** Arguments of pcam_hal_ops::transfer. */
@@ -129,6 +139,7 @@ typedef struct pcam_hal_xfer {
     uint16_t sg_count;  /**< Elements in @c sg. */
     uint32_t offset;    /**< Byte offset into the list where the transfer starts (the data pointer). */
     uint32_t len;       /**< Most bytes to move; the transfer stops earlier when the target changes phase. */
+    bool may_accept;    /**< As pcam_hal_select::may_accept. */
 } pcam_hal_xfer;
 
 /** An agreed transfer mode for one target, as programmed into the chip. */

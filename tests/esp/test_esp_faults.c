@@ -243,7 +243,7 @@ static void garbage_chip(void **state)
             switch (op) {
             case 0: {
                 pcam_hal_select s = {(uint8_t)(jr(&j) % 9), (jr(&j) & 1) != 0, msg,
-                                     (uint8_t)(jr(&j) % 18), cdb, (uint8_t)(jr(&j) % 18)};
+                                     (uint8_t)(jr(&j) % 18), cdb, (uint8_t)(jr(&j) % 18), false};
                 rc = h.ops->select(h.sc, &s);
                 break;
             }

@@ -242,7 +242,7 @@ static void nonsense(simraw *r, pcam_sim *sim)
         break;
     case 10: {
         pcam_sg sg = {NULL, 5};
-        pcam_hal_xfer x = {(pcam_phase)rnd(9), &sg, 1, 0, 5};
+        pcam_hal_xfer x = {(pcam_phase)rnd(9), &sg, 1, 0, 5, false};
         (void)o->transfer(r->hal.sc, &x);
         break;
     }

@@ -168,7 +168,7 @@ static void illegal_phase_after_the_cdb(void **state)
     /* No transfer in a reserved phase: refused, and a GROSS_ERROR event. */
     {
         pcam_sg sg = {&b, 1};
-        pcam_hal_xfer x = {PCAM_PHASE_RESERVED4, &sg, 1, 0, 1};
+        pcam_hal_xfer x = {PCAM_PHASE_RESERVED4, &sg, 1, 0, 1, false};
 
         assert_true(f->r.hal.ops->transfer(f->r.hal.sc, &x) < 0);
         assert_int_equal(simraw_wait(&f->r), PCAM_HAL_EV_GROSS_ERROR);
@@ -604,7 +604,7 @@ static void call_order_violations_are_gross_errors(void **state)
     static const uint8_t ident = 0x80, nop = PCAM_MSG_NO_OPERATION;
     uint8_t b[4];
     pcam_sg sg = {b, 4};
-    pcam_hal_xfer x = {PCAM_PHASE_DATA_IN, &sg, 1, 0, 4};
+    pcam_hal_xfer x = {PCAM_PHASE_DATA_IN, &sg, 1, 0, 4, false};
     pcam_sim_bus_stats bs;
 
     assert_true(f->r.hal.ops->transfer(f->r.hal.sc, &x) < 0);
@@ -622,7 +622,7 @@ static void call_order_violations_are_gross_errors(void **state)
         assert_int_equal(simraw_wait(&f->r), PCAM_HAL_EV_GROSS_ERROR);
     /* An action while another is in progress. */
     {
-        pcam_hal_select sel = {T, true, &ident, 1, tur, 6};
+        pcam_hal_select sel = {T, true, &ident, 1, tur, 6, false};
 
         assert_int_equal(f->r.hal.ops->select(f->r.hal.sc, &sel), 0);
         assert_true(f->r.hal.ops->select(f->r.hal.sc, &sel) < 0);
@@ -663,7 +663,7 @@ static void select_loses_to_a_reselection_already_won(void **state)
 {
     fixture *f = *state;
     static const uint8_t ident = 0x80;
-    pcam_hal_select sel = {T, true, &ident, 1, tur, 6};
+    pcam_hal_select sel = {T, true, &ident, 1, tur, 6, false};
     pcam_hal_event ev;
     uint8_t buf[512];
     simraw_cmd c;
@@ -702,7 +702,7 @@ static void select_loses_to_a_reselection_already_won(void **state)
 static void initiator_below_a_reselecting_target_loses(void **state)
 {
     static const uint8_t ident = 0x80;
-    pcam_hal_select sel = {2, true, &ident, 1, tur, 6};
+    pcam_hal_select sel = {2, true, &ident, 1, tur, 6, false};
     pcam_sim_config sc;
     pcam_sim *sim;
     uint8_t *s7, *s2, buf[512], b2[512];
