@@ -41,7 +41,6 @@ void esp_post(esp_sc *s, pcam_hal_event_type type, uint8_t phase, uint32_t count
 void esp_bus_went_free(esp_sc *s)
 {
     s->conn = ESP_NO_ID;
-    s->have_msg = false;
     s->act = EA_NONE;
     esp_cmd(s, ESP_C_ENSEL);
 }
@@ -181,7 +180,6 @@ static int op_reset_chip(void *v)
     s->cur_busid = ESP_NO_ID;
     s->conn = ESP_NO_ID;
     s->act = EA_NONE;
-    s->have_msg = false;
     s->pend = false;
     /* Nothing should be pending after a reset; a stale cause would be
      * taken for the answer to our next action. */
@@ -339,7 +337,6 @@ static int op_reset_bus(void *v)
         return PCAM_ERR_NULL;
     esp_dma_abort(s);
     s->pend = false;
-    s->have_msg = false;
     s->act = EA_RESET;
     esp_cmd(s, ESP_C_BUSRESET);
     return PCAM_OK;

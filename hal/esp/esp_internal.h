@@ -42,6 +42,7 @@ typedef enum esp_act {
     EA_MSGOUT,
     EA_MSGIN,
     EA_ACCEPT,
+    EA_ICCS_ACCEPT, /* COMMAND COMPLETE accepted after ICCS: waiting for the bus free */
     EA_RESET
 } esp_act;
 
@@ -102,10 +103,10 @@ typedef struct esp_sc {
 
     uint8_t mo_len;
 
-    /* A message byte taken by INITIATOR COMMAND COMPLETE, ACK held. */
-    bool have_msg;
-    bool msg_parity;
-    uint8_t msg_byte;
+    /* The status transfer may end with the COMMAND COMPLETE accepted here
+     * (pcam_hal_xfer::may_accept); its event waits for the bus free. */
+    bool may_accept;
+    pcam_hal_event chain_ev;
 
     /* An event decided without a chip interrupt (served by poll first). */
     bool pend;

@@ -12,7 +12,6 @@ static void drop_action(esp_sc *s)
 {
     esp_dma_abort(s);
     s->act = EA_NONE;
-    s->have_msg = false;
 }
 
 /* Reselection: the FIFO ends with the ID bits of the bus (ours and the

@@ -253,7 +253,7 @@ int esp_op_transfer(void *v, const pcam_hal_xfer *x)
     s->done = 0;
     s->xphase = (uint8_t)x->phase;
     s->xparity = false;
-    s->have_msg = false;
+    s->may_accept = x->may_accept;
     if (x->len == 0) {
         esp_post(s, PCAM_HAL_EV_XFER_DONE, (uint8_t)x->phase, 0, 0, 0, false);
         return PCAM_OK;
@@ -322,12 +322,6 @@ int esp_op_msg_in(void *v)
         return PCAM_ERR_NULL;
     if (s->act != EA_NONE || s->conn == ESP_NO_ID)
         return PCAM_ERR_UNSUPPORTED;
-    if (s->have_msg) {
-        /* Already taken with the status byte; ACK is still held on it. */
-        s->have_msg = false;
-        esp_post(s, PCAM_HAL_EV_MSG_BYTE, PCAM_PHASE_MSG_IN, 1, 0, s->msg_byte, s->msg_parity);
-        return PCAM_OK;
-    }
     esp_cmd(s, ESP_C_TI);
     s->act = EA_MSGIN;
     return PCAM_OK;
@@ -340,7 +334,6 @@ int esp_op_msg_accept(void *v, bool atn)
         return PCAM_ERR_NULL;
     if (s->act != EA_NONE || s->conn == ESP_NO_ID)
         return PCAM_ERR_UNSUPPORTED;
-    s->have_msg = false;
     if (atn)
         esp_cmd(s, ESP_C_SETATN);
     esp_cmd(s, ESP_C_MSGACC);
@@ -416,12 +409,24 @@ int esp_xfer_intr(esp_sc *s, uint8_t stat, uint8_t intr, pcam_hal_event *ev)
             return bus_free(s, ev, 0);
         s->act = EA_NONE;
         if ((intr & ESP_I_FC) != 0) {
-            /* Status and message byte are in the FIFO, ACK held on the latter. */
+            /* Status and message byte are in the FIFO, ACK held on the
+             * latter: the message byte goes with the event (a chained
+             * ending, pcam_hal.h), so the core does not ask for it. */
+            uint8_t m;
             *s->status_dst = esp_rd(s, ESP_R_FIFO);
-            s->msg_byte = esp_rd(s, ESP_R_FIFO);
-            s->msg_parity = pe;
-            s->have_msg = true;
+            m = esp_rd(s, ESP_R_FIFO);
             esp_fill(s, ev, PCAM_HAL_EV_XFER_DONE, PCAM_PHASE_MSG_IN, 1, 0, 0, pe);
+            ev->took = (uint8_t)(PCAM_HAL_TOOK_MSG | (pe ? PCAM_HAL_TOOK_MSG_PARITY : 0u));
+            ev->msg = m;
+            if (s->may_accept && !pe && m == 0x00) {
+                /* COMMAND COMPLETE, which the core would accept as it is:
+                 * accept it now and report it all at the bus free. */
+                ev->took |= PCAM_HAL_TOOK_ACCEPTED;
+                s->chain_ev = *ev;
+                esp_cmd(s, ESP_C_MSGACC);
+                s->act = EA_ICCS_ACCEPT;
+                return 0;
+            }
             return 1;
         }
         {
@@ -469,6 +474,17 @@ int esp_xfer_intr(esp_sc *s, uint8_t stat, uint8_t intr, pcam_hal_event *ev)
             return bus_free(s, ev, 0);
         s->act = EA_NONE;
         esp_fill(s, ev, PCAM_HAL_EV_PHASE, phase, 0, 0, 0, false);
+        return 1;
+    case EA_ICCS_ACCEPT:
+        /* The status transfer's event, with where the target went. */
+        *ev = s->chain_ev;
+        if ((intr & ESP_I_DC) != 0) {
+            ev->phase = PCAM_PHASE_BUS_FREE;
+            esp_bus_went_free(s);
+            return 1;
+        }
+        s->act = EA_NONE;
+        ev->phase = (pcam_phase)phase;
         return 1;
     default:
         return 0;

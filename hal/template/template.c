@@ -19,7 +19,10 @@
  *     msg_accept, reset_bus) and return at once; never poll the bus.
  *  5. Report exactly one event per action through poll, decoded into a
  *     pcam_hal_event (what ended it, bytes moved, the phase now), and any
- *     unsolicited event: reselection, bus reset, a gross error.
+ *     unsolicited event: reselection, bus reset, a gross error. A chip
+ *     that reads the status and first message byte itself says so in the
+ *     same event (pcam_hal_event::took, "chained endings" in pcam_hal.h);
+ *     this template leaves took 0.
  *  6. Keep set_xfer's per-target period/offset/width and program them into
  *     the chip at every selection and reselection of that target.
  *  7. Listen for reselection whenever the bus is free, and report it with
