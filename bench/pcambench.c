@@ -583,7 +583,8 @@ int pcambench_main(int argc, char **argv, const char *name)
         for (unsigned t = 0; t < o->targets; t++) {
             pcam_counters c;
             pcam_bus_get_counters(&b->r.bus, id_of(t), &c);
-            printf(" %u:[starve %u ordered %u qfull %u]", t, c.starve_boosts, c.ordered_forced, c.queue_fulls);
+            printf(" %u:[starve %u held %u ordered %u qfull %u]", t, c.starve_boosts, c.bus_holds,
+                   c.ordered_forced, c.queue_fulls);
         }
         printf("\n");
         printf("  host time           %.0f ns per command (core + simulator, wall clock)\n",

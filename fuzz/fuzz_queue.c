@@ -139,6 +139,7 @@ typedef struct starve_ev {
 static struct {
     uint32_t issued[NT];
     uint32_t boosts[NT];
+    uint32_t holds[NT]; /* times a target's held bit was set anew */
     uint64_t next_eval;
     uint16_t held;
     uint16_t held_at_pick; /* the held set the last pick was made with */
@@ -236,6 +237,7 @@ static void m_evaluate(void)
             least = m.issued[t] < least ? m.issued[t] : least;
         }
     }
+    uint16_t held_before = m.held;
     m.held = 0;
     m.owed = 0;
     for (unsigned t = 0; t < NT; t++) {
@@ -250,6 +252,9 @@ static void m_evaluate(void)
         for (unsigned y = 0; y < NT; y++)
             if (owed[y] && prio(y) < prio(x) && m.issued[x] > m.issued[y] + slack)
                 m.held |= (uint16_t)(1u << x);
+    for (unsigned t = 0; t < NT; t++)
+        if ((m.held & ~held_before & (1u << t)) != 0)
+            m.holds[t]++;
     m.dirty = true;
     /* Walk from the lowest arbitration priority up, taking only a strictly
      * older one: a tie stays with the lower priority. */
@@ -325,11 +330,14 @@ static int m_round_robin(unsigned *t_out)
 static void m_count(unsigned x)
 {
     uint32_t slack = bus.cfg.tag_depth / 8u + 1u;
+    uint16_t before = m.held;
     if (m.issued[x] < UINT32_MAX)
         m.issued[x]++;
     for (unsigned y = 0; y < NT; y++)
         if ((m.owed & (1u << y)) != 0 && prio(y) < prio(x) && m.issued[x] > m.issued[y] + slack)
             m.held |= (uint16_t)(1u << x);
+    if ((m.held & ~before & (1u << x)) != 0)
+        m.holds[x]++;
 }
 
 /* What pcam_q_next() must return now: the LUN (-1 for nothing) and its
@@ -404,6 +412,7 @@ static void check_state(void)
         must(bus.q_rr_lun[t] % LPT == m.rr_lun[t]);
         must(bus.q_issued[t] == m.issued[t]);
         must(bus.targets[t].counters.starve_boosts == m.boosts[t]);
+        must(bus.targets[t].counters.bus_holds == m.holds[t]);
     }
     check_events();
 }

@@ -9,9 +9,10 @@
 #     writes and qtest round trips per command, 4 KiB and 64 KiB;
 #  3. host instructions per 4 KiB command spent in the core (callgrind,
 #     counting only while control is inside the core's API, simulator and
-#     callbacks excluded), for 1, 16, 256 and 1,024 outstanding commands.
-#     The count includes the warm-up (scan, negotiation) spread over 4,000
-#     commands.
+#     callbacks excluded), for 1, 16, 256 and 1,024 outstanding commands:
+#     once with the warm-up (scan, negotiation, 256 commands) spread over
+#     the 4,000 measured commands, once in steady state (only the measured
+#     commands), and by entry point.
 # usage: scripts/bench.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -73,8 +74,10 @@ for cfg in "1 1" "4 4" "8 32" "8 128"; do
       /PROGRAM TOTALS/ { total = num($1) }
       / [^ ]*:pcam_(action|bus_intr|bus_poll|bus_tick|bus_next_deadline) / {
         f = $0; sub(/.*:/, "", f); sub(/ .*/, "", f); part[f] = num($1) }
+      /pcambench.c:bench_steady_state / { steady = num($1) }
       END {
-        printf "  %5d outstanding: %6.0f core instructions per command (", n, total / c
+        printf "  %5d outstanding: %6.0f core instructions per command, %.0f in steady state (", n,
+               total / c, steady / c
         sep = ""
         for (f in part) { printf "%s%s %.0f", sep, f, part[f] / c; sep = ", " }
         printf ")\n" }'

@@ -341,26 +341,38 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
         if (bus->q_issued[t] < floor)
             floor = bus->q_issued[t];
     }
-    for (unsigned t = 0; t < nt; t++) {
-        if (floor == UINT32_MAX)
-            bus->q_issued[t] = 0;
-        else if ((owed & (1u << t)) == 0 && bus->q_issued[t] < floor)
-            bus->q_issued[t] = floor;
+    /* Only a target issued more than floor + slack can be held (the least
+     * count it is compared with is never below the floor): note those. */
+    uint32_t over = 0;
+    if (floor == UINT32_MAX) {
+        memset(bus->q_issued, 0, sizeof bus->q_issued);
+    } else {
+        for (unsigned t = 0; t < nt; t++) {
+            if ((owed & (1u << t)) == 0 && bus->q_issued[t] < floor)
+                bus->q_issued[t] = floor;
+            if ((uint64_t)bus->q_issued[t] > (uint64_t)floor + slack)
+                over |= 1u << t;
+        }
     }
     /* x is held when some owed y it beats in arbitration was issued more
      * than `slack` fewer: walking up the arbitration order with the least
      * count among the owed targets passed so far answers that for every x
-     * in one pass. */
+     * in one pass. Only owed targets and those over the floor are visited:
+     * bit p of `ranks` is the target of arbitration rank p (IDs 8-15 rank
+     * below 0-7). */
     uint64_t least_below = UINT64_MAX; /* none passed yet */
-    for (unsigned p = 0; p < PCAM_MAX_TARGETS && owed != 0; p++) {
+    uint32_t visit = (owed | over) & 0xFFFFu;
+    uint32_t ranks = ((visit & 0xFFu) << 8) | (visit >> 8);
+    for (uint32_t m = ranks; m != 0; m &= m - 1u) {
+        unsigned p = pcam_q_ctz32(m);
         unsigned x = p < 8u ? p + 8u : p - 8u; /* the ID of arbitration rank p */
-        if (x >= nt)
-            continue;
         if (least_below != UINT64_MAX && (uint64_t)bus->q_issued[x] > least_below + slack)
             held |= (uint16_t)(1u << x);
         if ((owed & (1u << x)) != 0 && bus->q_issued[x] < least_below)
             least_below = bus->q_issued[x];
     }
+    for (uint32_t m = held & ~(uint32_t)bus->q_throttled; m != 0; m &= m - 1u)
+        PCAM_COUNT(bus->targets[pcam_q_ctz32(m)], bus_holds);
     bus->q_throttled = held;
     pcam_q_touch(bus);
     bus->q_owed = owed;
@@ -394,6 +406,8 @@ static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
         if (pcam_q_prio(y) >= pcam_q_prio(x))
             continue;
         if (bus->q_issued[x] > bus->q_issued[y] + slack) {
+            if ((bus->q_throttled & (1u << x)) == 0)
+                PCAM_COUNT(bus->targets[x], bus_holds);
             bus->q_throttled |= (uint16_t)(1u << x);
             break;
         }

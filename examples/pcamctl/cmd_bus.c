@@ -434,6 +434,7 @@ int cmd_tags(ctl *c, int argc, char **argv)
         j_u64("requeues", k.requeues);
         j_u64("ordered_forced", k.ordered_forced);
         j_u64("starve_boosts", k.starve_boosts);
+        j_u64("bus_holds", k.bus_holds);
         j_u64("disconnects", k.disconnects);
         j_u64("reselections", k.reselections);
         j_end_obj();
@@ -456,9 +457,9 @@ int cmd_tags(ctl *c, int argc, char **argv)
         printf("  load: %llu 4 KiB reads handed in at once, %s, %llu errors\n", (unsigned long long)load,
                used ? "SIMPLE tags" : "sent untagged (one at a time)", (unsigned long long)errors);
     printf("  counters: commands %u, errors %u, QUEUE FULL %u, requeues %u, ORDERED forced %u,"
-           " starvation boosts %u, disconnects %u, reselections %u\n",
+           " starvation boosts %u, bus holds %u, disconnects %u, reselections %u\n",
            k.commands, k.errors, k.queue_fulls, k.requeues, k.ordered_forced, k.starve_boosts,
-           k.disconnects, k.reselections);
+           k.bus_holds, k.disconnects, k.reselections);
     return 0;
 }
 

@@ -337,6 +337,8 @@ typedef struct pcam_counters {
     uint32_t requeues;      /**< Times a CCB went back to its queue (retries, QUEUE FULL, reset bystanders). */
     uint32_t ordered_forced;/**< ORDERED tags forced by per-LUN aging. */
     uint32_t starve_boosts; /**< Times per-bus aging gave this target priority. */
+    uint32_t bus_holds;     /**< Times per-bus aging held this target back from new work, so that a
+                                 starving target it beats in arbitration could catch up. */
 } pcam_counters;
 
 /** One entry of the event ring (pcam_bus_read_events()). */
