@@ -417,6 +417,7 @@ static void illegal_phase(pcam_bus *bus, pcam_phase phase)
 /* ---- chained endings: steps the back-end took after the action ---- */
 
 static void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev);
+static void msg_taken(pcam_bus *bus);
 
 /* The phase the action itself ended in, before the back-end went on. */
 static pcam_phase action_end_phase(const pcam_hal_event *ev)
@@ -435,6 +436,13 @@ void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev)
         bus->took_status = ev->status;
         bus->took_msg = ev->msg;
         bus->took_phase = (uint8_t)ev->phase;
+        if ((ev->took & (PCAM_HAL_TOOK_STATUS | PCAM_HAL_TOOK_MSG)) == PCAM_HAL_TOOK_MSG) {
+            /* MESSAGE IN: of what pcam_eng_on_phase() does first only the
+             * state applies there, so go straight to the byte. */
+            bus->state = ES_CONNECTED;
+            msg_taken(bus);
+            return;
+        }
     }
     pcam_eng_on_phase(bus, action_end_phase(ev));
 }

@@ -494,6 +494,10 @@ void pcam_engine_tick(pcam_bus *bus, uint64_t now)
 uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
 {
     uint64_t t = bus->timer_ns;
+    /* Asked after every entry point: the usual answer (no recovery, no
+     * settle delay, nobody held back, running) in one test. */
+    if ((bus->recovery | bus->q_throttled | (uint8_t)bus->shut_down) == 0 && bus->settle_until_ns == 0)
+        return bus->hold_ns < t ? bus->hold_ns : t;
     if (bus->shut_down)
         return UINT64_MAX;
     if (bus->recovery != RS_NONE && bus->recovery_deadline_ns < t)
