@@ -3,7 +3,9 @@
  * Transfer negotiation, the message half: which SDTR/WDTR/PPR to send, how
  * to judge the target's answer, how to answer a target that starts, and the
  * MESSAGE REJECT ladder (PPR -> WDTR+SDTR -> narrow -> asynchronous).
- * Limits and goals are in nego_policy.c.
+ * Limits and goals are in nego_policy.c. With PCAM_CFG_PPR 0 no PPR, and
+ * with PCAM_CFG_WIDE 0 no WDTR, is sent or checked as an answer; what a
+ * target that starts one of them is answered is in answer_request().
  */
 #include "nego_internal.h"
 
@@ -55,18 +57,24 @@ int pcam_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
         return 0;
     n = nego_of(bus, target);
     g = n->goal;
+#if PCAM_CFG_PPR
     if (pcam_nego_needs_ppr(&g)) {
         /* PPR settles width, speed and options in one exchange. */
         rc = pcam_msg_build_ppr(buf, cap, g.period, g.offset, g.width, g.ppr_options);
         if (rc > 0)
             record_sent(n, PCAM_NS_PPR, g.period, g.offset, g.width, g.ppr_options);
-    } else if (g.width != n->current.width) {
+    } else
+#endif
+#if PCAM_CFG_WIDE
+    if (g.width != n->current.width) {
         /* WDTR first: its answer resets any sync agreement (SPI), so an SDTR
          * sent before it would be wasted. */
         rc = pcam_msg_build_wdtr(buf, cap, g.width);
         if (rc > 0)
             record_sent(n, PCAM_NS_WDTR, 0, 0, g.width, 0);
-    } else {
+    } else
+#endif
+    {
         rc = pcam_msg_build_sdtr(buf, cap, g.period, g.offset);
         if (rc > 0)
             record_sent(n, PCAM_NS_SDTR, g.period, g.offset, n->current.width, 0);
@@ -111,6 +119,7 @@ static bool sdtr_answer_ok(const pcam_nego *n, const pcam_msg_sdtr *a)
     return a->period >= n->sent.period && a->offset <= n->sent.offset;
 }
 
+#if PCAM_CFG_PPR
 static bool ppr_answer_ok(const pcam_nego *n, const pcam_msg_ppr *a)
 {
     /* No wider, and no option we did not ask for. */
@@ -128,6 +137,7 @@ static bool ppr_answer_ok(const pcam_nego *n, const pcam_msg_ppr *a)
         return false;
     return true;
 }
+#endif
 
 /* The target answered our message of the same kind (m->kind matches n->state). */
 static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t *reply,
@@ -135,7 +145,12 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
 {
     pcam_nego *n = nego_of(bus, target);
     pcam_xfer_settings next = n->current;
+#if PCAM_CFG_WIDE
     int rc;
+#else
+    (void)reply;
+    (void)cap;
+#endif
 
     switch (n->state) {
     case PCAM_NS_SDTR:
@@ -148,6 +163,7 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
         n->state = PCAM_NS_IDLE;
         pcam_nego_apply(bus, target, &next, true);
         return 0;
+#if PCAM_CFG_PPR
     case PCAM_NS_PPR:
         if (!ppr_answer_ok(n, &m->ppr))
             return bad_answer(bus, target, PCAM_NS_PPR);
@@ -158,6 +174,8 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
         n->state = PCAM_NS_IDLE;
         pcam_nego_apply(bus, target, &next, true);
         return 0;
+#endif
+#if PCAM_CFG_WIDE
     default: /* PCAM_NS_WDTR */
         if (m->wdtr_width_exp > n->sent.width)
             return bad_answer(bus, target, PCAM_NS_WDTR);
@@ -169,7 +187,12 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
         n->state = PCAM_NS_IDLE;
         pcam_nego_apply(bus, target, &next, true);
         break;
+#else
+    default: /* no other message of ours is ever in flight */
+        return bad_answer(bus, target, n->state);
+#endif
     }
+#if PCAM_CFG_WIDE
     /* Still wanting sync: our SDTR goes out in the same connection, so the
      * target never runs a command asynchronous in between. A goal that now
      * needs PPR (new user limits meanwhile) waits for the next selection. */
@@ -182,7 +205,20 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
     }
     record_sent(n, PCAM_NS_SDTR, n->goal.period, n->goal.offset, n->current.width, 0);
     return rc;
+#endif
 }
+
+#if !PCAM_CFG_WIDE
+static int narrow_wdtr(uint8_t *buf, size_t cap)
+{
+    static const uint8_t b[4] = {PCAM_MSG_EXTENDED, PCAM_EXT_WDTR_LEN, PCAM_EXT_WDTR,
+                                 PCAM_WIDTH_8BIT};
+    if (cap < sizeof b)
+        return PCAM_ERR_NOSPACE;
+    memcpy(buf, b, sizeof b);
+    return (int)sizeof b;
+}
+#endif
 
 static uint8_t min_u8(uint8_t a, uint8_t b)
 {
@@ -217,13 +253,20 @@ static int answer_request(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint
         rc = pcam_msg_build_sdtr(reply, cap, next.period, next.offset);
         break;
     case PCAM_NS_WDTR:
-        next.width = min_u8(m->wdtr_width_exp, g->width);
         next.period = 0;
         next.offset = 0;
         next.ppr_options = 0;
+#if PCAM_CFG_WIDE
+        next.width = min_u8(m->wdtr_width_exp, g->width);
         rc = pcam_msg_build_wdtr(reply, cap, next.width);
+#else
+        /* A narrow initiator answers every WDTR with 8-bit (SPI-3): the
+         * width stays narrow and, as after any WDTR, sync is reset. */
+        rc = narrow_wdtr(reply, cap);
+#endif
         break;
     default: /* PCAM_NS_PPR */
+#if PCAM_CFG_PPR
         /* A target refused PPR once, or the chip has no PPR option: answer
          * with MESSAGE REJECT and let the target fall back to WDTR/SDTR. */
         if ((n->ladder & PCAM_NL_NO_PPR) != 0 || !pcam_nego_chip_ppr(bus))
@@ -236,6 +279,11 @@ static int answer_request(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint
         rc = pcam_msg_build_ppr(reply, cap, next.period, next.offset, next.width,
                                 next.ppr_options);
         break;
+#else
+        /* No PPR in this build: answered as a chip without DT, IU and QAS
+         * answers it, MESSAGE REJECT; the target falls back to WDTR/SDTR. */
+        return refuse_request(bus, target, PCAM_NS_PPR);
+#endif
     }
     if (rc <= 0)
         return refuse_request(bus, target, ns);
@@ -298,16 +346,20 @@ static void ladder_step(pcam_bus *bus, uint8_t target)
 
     n->state = PCAM_NS_IDLE;
     switch (ours) {
+#if PCAM_CFG_PPR
     case PCAM_NS_PPR:
         /* Never PPR again (until new user limits); WDTR and SDTR next. */
         n->ladder |= PCAM_NL_NO_PPR;
         n->flags |= PCAM_NF_NEEDED;
         break;
+#endif
+#if PCAM_CFG_WIDE
     case PCAM_NS_WDTR:
         /* Narrow it is; sync may still work, so SDTR next. */
         n->ladder |= PCAM_NL_NO_WIDE;
         n->flags |= PCAM_NF_NEEDED;
         break;
+#endif
     default: /* PCAM_NS_SDTR: the bottom of the ladder, nothing more to ask. */
         n->ladder |= PCAM_NL_NO_SYNC;
         break;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * SPI message parser and builders (see pcam_msg.h); names and the
- * formatter are in msg_text.c.
+ * SPI message parser and the builders the core sends in every
+ * configuration (see pcam_msg.h); the other builders are in msg_build.c,
+ * names and the formatter in msg_text.c.
  *
  * Code values and layouts are SPI-2..SPI-5 facts; cross-checked against
  * FreeBSD cam/scsi/scsi_message.h and Linux include/scsi/scsi_proto.h.
@@ -25,11 +26,6 @@ static uint8_t ext_expected_length(uint8_t ext_code)
 static bool is_two_byte(uint8_t code)
 {
     return code >= 0x20 && code <= 0x2F;
-}
-
-static bool is_one_byte(uint8_t code)
-{
-    return code != PCAM_MSG_EXTENDED && !is_two_byte(code) && code < PCAM_MSG_IDENTIFY;
 }
 
 void pcam_msg_parser_init(pcam_msg_parser *p)
@@ -261,12 +257,6 @@ int pcam_msg_decode(const uint8_t *buf, size_t len, pcam_msg *out, size_t *consu
     return rc;
 }
 
-int pcam_msg_bytes_needed(const uint8_t *buf, size_t have)
-{
-    pcam_msg scratch;
-    return pcam_msg_decode(buf, have, &scratch, NULL);
-}
-
 /* ---- builders ---- */
 
 static int put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
@@ -277,15 +267,6 @@ static int put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
         return PCAM_ERR_NOSPACE;
     memcpy(buf, src, n);
     return (int)n;
-}
-
-int pcam_msg_build_byte(uint8_t *buf, size_t cap, uint8_t code)
-{
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (!is_one_byte(code))
-        return PCAM_ERR_RANGE;
-    return put_bytes(buf, cap, &code, 1);
 }
 
 int pcam_msg_build_identify(uint8_t *buf, size_t cap, uint8_t lun, bool disconnect_ok)
@@ -312,18 +293,6 @@ int pcam_msg_build_tag(uint8_t *buf, size_t cap, uint8_t code, uint8_t tag)
     return put_bytes(buf, cap, b, 2);
 }
 
-int pcam_msg_build_ignore_wide_residue(uint8_t *buf, size_t cap, uint8_t count)
-{
-    uint8_t b[2];
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (count == 0 || count > 3)
-        return PCAM_ERR_RANGE;
-    b[0] = PCAM_MSG_IGNORE_WIDE_RESIDUE;
-    b[1] = count;
-    return put_bytes(buf, cap, b, 2);
-}
-
 int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset)
 {
     uint8_t b[5];
@@ -335,46 +304,3 @@ int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset
     return put_bytes(buf, cap, b, sizeof b);
 }
 
-int pcam_msg_build_wdtr(uint8_t *buf, size_t cap, uint8_t width_exp)
-{
-    uint8_t b[4];
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (width_exp > PCAM_WIDTH_32BIT)
-        return PCAM_ERR_RANGE;
-    b[0] = PCAM_MSG_EXTENDED;
-    b[1] = PCAM_EXT_WDTR_LEN;
-    b[2] = PCAM_EXT_WDTR;
-    b[3] = width_exp;
-    return put_bytes(buf, cap, b, sizeof b);
-}
-
-int pcam_msg_build_ppr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset,
-                       uint8_t width_exp, uint8_t options)
-{
-    uint8_t b[8];
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (width_exp > PCAM_WIDTH_32BIT)
-        return PCAM_ERR_RANGE;
-    b[0] = PCAM_MSG_EXTENDED;
-    b[1] = PCAM_EXT_PPR_LEN;
-    b[2] = PCAM_EXT_PPR;
-    b[3] = period;
-    b[4] = 0;
-    b[5] = offset;
-    b[6] = width_exp;
-    b[7] = options;
-    return put_bytes(buf, cap, b, sizeof b);
-}
-
-int pcam_msg_build_modify_data_pointer(uint8_t *buf, size_t cap, int32_t argument)
-{
-    uint8_t b[7];
-    b[0] = PCAM_MSG_EXTENDED;
-    b[1] = PCAM_EXT_MODIFY_DATA_POINTER_LEN;
-    b[2] = PCAM_EXT_MODIFY_DATA_POINTER;
-    /* Conversion to unsigned is defined modulo 2^32: two's complement. */
-    pcam_put_be32(b + 3, (uint32_t)argument);
-    return put_bytes(buf, cap, b, sizeof b);
-}

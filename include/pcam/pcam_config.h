@@ -97,11 +97,44 @@
 /**
  * @def PCAM_CFG_MAX_TARGETS
  * @brief Target IDs the bus storage has room for: 16 (wide buses) or 8.
- * With 8, a wide chip is driven as a narrow one (IDs 0-7, no WDTR), and
- * every per-target array in ::pcam_bus halves.
+ * With 8, a wide chip is driven as a narrow one (IDs 0-7, no WDTR:
+ * #PCAM_CFG_WIDE is forced to 0), and every per-target array in ::pcam_bus
+ * halves.
  */
 #ifndef PCAM_CFG_MAX_TARGETS
 #define PCAM_CFG_MAX_TARGETS 16
+#endif
+
+/**
+ * @def PCAM_CFG_WIDE
+ * @brief 1: wide (16-bit) transfers are negotiated: the core sends WDTR
+ * when its goal is wide, judges the target's WDTR answer, steps down the
+ * MESSAGE REJECT ladder's wide rung, and pcam_msg_build_wdtr() is
+ * compiled. 0: every transfer is narrow; none of that code is compiled. A
+ * target that sends WDTR itself still gets the answer a narrow initiator
+ * must give (SPI-3 4.12.3), WDTR with width 0 (8-bit), after which both
+ * ends are asynchronous narrow and the core's own SDTR follows. Forced to
+ * 0 when #PCAM_CFG_MAX_TARGETS is 8 (a narrow bus has no upper byte lanes).
+ */
+#ifndef PCAM_CFG_WIDE
+#define PCAM_CFG_WIDE 1
+#endif
+
+/**
+ * @def PCAM_CFG_PPR
+ * @brief 1: PARALLEL PROTOCOL REQUEST (DT clocking, IU and QAS, and the
+ * period factors 0x08/0x09) is negotiated on chips that report
+ * PCAM_HAL_CAP_DT, IU or QAS: the PPR builder pcam_msg_build_ppr(), the
+ * check of a target's PPR answer, the ladder's PPR rung and the answer to
+ * a target's PPR are compiled. 0: none of that code is compiled and the
+ * core negotiates as it does for a chip without DT, IU and QAS: SDTR (and
+ * WDTR with #PCAM_CFG_WIDE) only, and a target that sends PPR itself is
+ * answered with MESSAGE REJECT, which by SPI leaves both ends asynchronous
+ * narrow before the core's own WDTR/SDTR. Forced to 0 when #PCAM_CFG_WIDE
+ * is 0: DT, and so every PPR option, is defined on wide buses only.
+ */
+#ifndef PCAM_CFG_PPR
+#define PCAM_CFG_PPR 1
 #endif
 
 /**
@@ -167,6 +200,23 @@
 #endif
 #if PCAM_CFG_SCAN_BUF < 64 || PCAM_CFG_SCAN_BUF > 65535
 #error "PCAM_CFG_SCAN_BUF must be from 64 to 65535"
+#endif
+
+#if PCAM_CFG_WIDE != 0 && PCAM_CFG_WIDE != 1
+#error "PCAM_CFG_WIDE must be 0 or 1"
+#endif
+#if PCAM_CFG_PPR != 0 && PCAM_CFG_PPR != 1
+#error "PCAM_CFG_PPR must be 0 or 1"
+#endif
+
+/* Eight IDs is a narrow bus: no wide transfers, and without wide no DT. */
+#if PCAM_CFG_MAX_TARGETS == 8
+#undef PCAM_CFG_WIDE
+#define PCAM_CFG_WIDE 0
+#endif
+#if !PCAM_CFG_WIDE
+#undef PCAM_CFG_PPR
+#define PCAM_CFG_PPR 0
 #endif
 
 /* Text tables live inside the formatters: no formatters, no tables. */
