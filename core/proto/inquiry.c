@@ -275,19 +275,3 @@ pcam_err pcam_report_luns_get(const uint8_t *buf, size_t len, uint32_t index, pc
         return PCAM_ERR_TRUNCATED;
     return pcam_lun_decode(buf + off, out);
 }
-
-int pcam_lun_encode(uint32_t lun, uint8_t out[8])
-{
-    if (out == NULL)
-        return PCAM_ERR_NULL;
-    if (lun >= 16384u)
-        return PCAM_ERR_RANGE;
-    memset(out, 0, 8);
-    if (lun < 256u) {
-        out[1] = (uint8_t)lun;
-    } else {
-        out[0] = (uint8_t)(0x40u | (lun >> 8));
-        out[1] = (uint8_t)lun;
-    }
-    return PCAM_OK;
-}

@@ -32,8 +32,10 @@
  * @brief 1: the formatters and name tables (pcam_sense_format(),
  * pcam_asc_format(), pcam_sense_key_name(), pcam_msg_format(),
  * pcam_msg_name(), pcam_msg_ext_name(), pcam_device_type_name(), and the
- * CDB decoder and formatter pcam_cdb_decode() / pcam_cdb_format()). 0:
- * none of them is compiled; the core never calls them itself. The short
+ * CDB decoder and formatter pcam_cdb_decode() / pcam_cdb_format(), the
+ * recovery report pcam_recovery_format(), and the number writers of the
+ * text builder they share). 0: none of them is compiled; the core never
+ * calls them itself. The short
  * name functions (pcam_status_name(), pcam_strerror(), pcam_phase_name(),
  * pcam_dir_name()) stay, since a shim's error messages need them.
  */
@@ -57,8 +59,13 @@
  * @brief 1: the codec functions the core itself never calls, for tools,
  * shims and target models: the CDB builders other than INQUIRY and REPORT
  * LUNS (pcam_cdb_read(), pcam_cdb_mode_sense(), ...), the sense builders,
- * and READ CAPACITY parsing and building (cdb_build.c, sense_build.c and
- * capacity.c in core/proto). 0: none of them is compiled.
+ * READ CAPACITY parsing and building, the LUN encoder pcam_lun_encode(),
+ * the period factor conversions (pcam_period_factor_to_ps() and the
+ * others), and the message builders the core never sends
+ * (pcam_msg_build_byte(), pcam_msg_build_ignore_wide_residue(),
+ * pcam_msg_build_modify_data_pointer()) with pcam_msg_bytes_needed()
+ * (cdb_build.c, sense_build.c, capacity.c, lun_build.c, period.c and part
+ * of msg_build.c in core/proto). 0: none of them is compiled.
  */
 #ifndef PCAM_CFG_CODEC_EXTRAS
 #define PCAM_CFG_CODEC_EXTRAS 1
