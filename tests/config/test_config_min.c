@@ -82,11 +82,54 @@ static void command_level_backend_refused(void **state)
     pcam_sim_destroy(sim);
 }
 
+/* The short names stay in every configuration, kept as one string each
+ * (no pointer tables): every code still gets its own name, and any other
+ * code the catch-all. */
+static void short_names_are_complete(void **state)
+{
+    static const struct {
+        uint32_t code;
+        const char *name;
+    } st[] = {
+        {PCAM_REQ_INPROG, "REQ_INPROG"}, {PCAM_REQ_CMP, "REQ_CMP"},
+        {PCAM_REQ_ABORTED, "REQ_ABORTED"}, {PCAM_REQ_CMP_ERR, "REQ_CMP_ERR"},
+        {PCAM_BUSY, "BUSY"}, {PCAM_REQ_INVALID, "REQ_INVALID"},
+        {PCAM_PATH_INVALID, "PATH_INVALID"}, {PCAM_DEV_NOT_THERE, "DEV_NOT_THERE"},
+        {PCAM_SEL_TIMEOUT, "SEL_TIMEOUT"}, {PCAM_CMD_TIMEOUT, "CMD_TIMEOUT"},
+        {PCAM_SCSI_STATUS_ERROR, "SCSI_STATUS_ERROR"}, {PCAM_SCSI_BUS_RESET, "SCSI_BUS_RESET"},
+        {PCAM_UNCOR_PARITY, "UNCOR_PARITY"}, {PCAM_AUTOSENSE_FAIL, "AUTOSENSE_FAIL"},
+        {PCAM_NO_HBA, "NO_HBA"}, {PCAM_DATA_RUN_ERR, "DATA_RUN_ERR"},
+        {PCAM_UNEXP_BUSFREE, "UNEXP_BUSFREE"}, {PCAM_SEQUENCE_FAIL, "SEQUENCE_FAIL"},
+        {PCAM_BDR_SENT, "BDR_SENT"}, {PCAM_REQ_TOO_BIG, "REQ_TOO_BIG"},
+        {PCAM_REQUEUE_REQ, "REQUEUE_REQ"}, {PCAM_MSG_REJECT_REC, "MSG_REJECT_REC"},
+        {PCAM_RESRC_UNAVAIL, "RESRC_UNAVAIL"}, {PCAM_FUNC_NOTAVAIL, "FUNC_NOTAVAIL"},
+        {0x03, "UNKNOWN_STATUS"}, {0x3F, "UNKNOWN_STATUS"},
+        /* The flag bits above the mask do not change the name. */
+        {PCAM_REQ_CMP | PCAM_AUTOSNS_VALID, "REQ_CMP"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof st / sizeof st[0]; i++)
+        assert_string_equal(pcam_status_name(st[i].code), st[i].name);
+    assert_string_equal(pcam_strerror(PCAM_OK), "success");
+    assert_string_equal(pcam_strerror(PCAM_ERR_NULL), "required pointer argument is NULL");
+    assert_string_equal(pcam_strerror(PCAM_ERR_TRUNCATED), "input is truncated");
+    assert_string_equal(pcam_strerror(PCAM_ERR_LENGTH), "length does not match the format");
+    assert_string_equal(pcam_strerror(PCAM_ERR_RANGE), "value out of range for its field");
+    assert_string_equal(pcam_strerror(PCAM_ERR_NOSPACE), "output buffer too small");
+    assert_string_equal(pcam_strerror(PCAM_ERR_FORMAT), "unknown or invalid format");
+    assert_string_equal(pcam_strerror(PCAM_ERR_RESERVED), "reserved or undefined code");
+    assert_string_equal(pcam_strerror(PCAM_ERR_UNSUPPORTED), "not supported");
+    assert_string_equal(pcam_strerror(-9), "unknown error");
+    assert_string_equal(pcam_strerror(1), "unknown error");
+    assert_string_equal(pcam_strerror(-2147483647 - 1), "unknown error");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(counters_and_events_report_absence),
         cmocka_unit_test(command_level_backend_refused),
+        cmocka_unit_test(short_names_are_complete),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
