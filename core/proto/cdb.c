@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CDB lengths and the builders the core sends itself (INQUIRY and REPORT
- * LUNS, SPC-4 layouts). The builders for tools, shims and target models are
+ * LUNS, SPC-4 layouts; REPORT LUNS only with PCAM_CFG_REPORT_LUNS, or for
+ * tools with PCAM_CFG_CODEC_EXTRAS). The builders for tools, shims and target models are
  * in cdb_build.c; the decoder and its opcode table in cdb_table.c.
  */
 #include "pcam/pcam_cdb.h"
@@ -85,6 +86,7 @@ int pcam_cdb_inquiry(uint8_t *cdb, size_t cap, bool evpd, uint8_t page, uint16_t
 }
 
 
+#if PCAM_CFG_REPORT_LUNS || PCAM_CFG_CODEC_EXTRAS
 int pcam_cdb_report_luns(uint8_t *cdb, size_t cap, uint8_t select_report, uint32_t alloc_len)
 {
     if (cdb == NULL)
@@ -97,3 +99,4 @@ int pcam_cdb_report_luns(uint8_t *cdb, size_t cap, uint8_t select_report, uint32
     pcam_put_be32(cdb + 6, alloc_len);
     return n;
 }
+#endif

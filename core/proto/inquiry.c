@@ -146,6 +146,9 @@ const char *pcam_device_type_name(uint8_t type)
 
 /* ---- REPORT LUNS ---- */
 
+/* The core reads REPORT LUNS data only in its scan. */
+#if PCAM_CFG_REPORT_LUNS || PCAM_CFG_CODEC_EXTRAS
+
 static bool any_nonzero(const uint8_t *p, size_t n)
 {
     size_t i;
@@ -275,3 +278,4 @@ pcam_err pcam_report_luns_get(const uint8_t *buf, size_t len, uint32_t index, pc
         return PCAM_ERR_TRUNCATED;
     return pcam_lun_decode(buf + off, out);
 }
+#endif /* PCAM_CFG_REPORT_LUNS || PCAM_CFG_CODEC_EXTRAS */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Bus scan: INQUIRY on LUN 0 of every ID, REPORT LUNS where the device
- * claims SPC-3 or later (else LUNs 1-7), INQUIRY on each LUN found, and
+ * claims SPC-3 or later (else, and always with PCAM_CFG_REPORT_LUNS 0,
+ * LUNs 1-7), INQUIRY on each LUN found, and
  * device found / lost events as the table changes. It runs on the bus's own
  * internal CCB through the ordinary queues, so scanning obeys every rule
  * (depth, recovery, timeouts) a normal command does. One scan at a time;
@@ -74,6 +75,7 @@ static void record_inquiry(pcam_bus *bus, uint8_t t, uint8_t l, const uint8_t *b
     }
 }
 
+#if PCAM_CFG_REPORT_LUNS
 static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
 {
     uint32_t list_bytes = 0, count = 0;
@@ -87,6 +89,7 @@ static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
             bus->scan_lunmask |= pcam_bit64(a.lun);
     }
 }
+#endif
 
 static void default_lunmask(pcam_bus *bus)
 {
@@ -215,6 +218,7 @@ static void scan_done(pcam_ccb *ic)
             }
         }
         if (stage == SCAN_INQ0 && st == PCAM_REQ_CMP && (bus->scan_flags & SCAN_ONE_LUN) == 0) {
+#if PCAM_CFG_REPORT_LUNS
             const pcam_lun *lun0 = pcam_core_lun(bus, t, 0);
             uint8_t version = got > 2 ? bus->internal_buf[2] : 0;
             bool report = bus->cfg.scan_report_luns && version >= 5 && lun0 != NULL;
@@ -223,6 +227,7 @@ static void scan_done(pcam_ccb *ic)
                 scan_issue(bus);
                 return;
             }
+#endif
             default_lunmask(bus);
             bus->scan_flags = SCAN_INQ;
             bus->scan_lun = 0;
@@ -231,7 +236,9 @@ static void scan_done(pcam_ccb *ic)
             bus->scan_lunmask = 0;
             bus->scan_lun = 0;
         }
-    } else if (stage == SCAN_RLUNS) {
+    }
+#if PCAM_CFG_REPORT_LUNS
+    else if (stage == SCAN_RLUNS) {
         if (st == PCAM_REQ_CMP)
             lunmask_from_report(bus, bus->internal_buf, got);
         else
@@ -239,6 +246,7 @@ static void scan_done(pcam_ccb *ic)
         bus->scan_flags = SCAN_INQ;
         bus->scan_lun = 0;
     }
+#endif
     if (!scan_advance(bus)) {
         scan_finish(bus, PCAM_REQ_CMP);
         return;
@@ -274,11 +282,15 @@ static void scan_issue(pcam_bus *bus)
         ic->u.io.sense_len = SCAN_SENSE_LEN;
         memset(ic->u.io.cdb, 0, 6);
         ic->u.io.cdb_len = 6;
-    } else if (stage == SCAN_RLUNS) {
+    }
+#if PCAM_CFG_REPORT_LUNS
+    else if (stage == SCAN_RLUNS) {
         ic->u.io.data_len = sizeof bus->internal_buf;
         ic->u.io.cdb_len = (uint8_t)pcam_cdb_report_luns(ic->u.io.cdb, sizeof ic->u.io.cdb, 0,
                                                          (uint32_t)sizeof bus->internal_buf);
-    } else {
+    }
+#endif
+    else {
         ic->u.io.data_len = PCAM_INQ_BYTES;
         ic->u.io.cdb_len = (uint8_t)pcam_cdb_inquiry(ic->u.io.cdb, sizeof ic->u.io.cdb, false, 0,
                                                      PCAM_INQ_BYTES);

@@ -72,6 +72,23 @@
 #endif
 
 /**
+ * @def PCAM_CFG_REPORT_LUNS
+ * @brief 1: the bus scan asks LUN 0 of a device that claims SPC-3 or later
+ * for its LUN list with REPORT LUNS (when
+ * pcam_bus_config::scan_report_luns is set), and the REPORT LUNS codec the
+ * scan reads it with (pcam_cdb_report_luns(), pcam_report_luns_header(),
+ * pcam_report_luns_get(), pcam_lun_decode()) is compiled. 0: the scan
+ * probes LUNs 1-7 of every device with INQUIRY, as it does for an older
+ * device or with scan_report_luns false (which has no effect then); on
+ * SPI, whose IDENTIFY message addresses LUNs 0-7 only, that reaches the
+ * same LUNs, with an INQUIRY per absent LUN instead of one REPORT LUNS.
+ * The codec functions stay for tools with #PCAM_CFG_CODEC_EXTRAS.
+ */
+#ifndef PCAM_CFG_REPORT_LUNS
+#define PCAM_CFG_REPORT_LUNS 1
+#endif
+
+/**
  * @def PCAM_CFG_INVARIANTS
  * @brief 1: pcam_bus_check_invariants() walks the bus's state and names the
  * first broken invariant (tests, fuzzers and the soak call it after every
@@ -214,6 +231,9 @@
 #endif
 #if PCAM_CFG_PPR != 0 && PCAM_CFG_PPR != 1
 #error "PCAM_CFG_PPR must be 0 or 1"
+#endif
+#if PCAM_CFG_REPORT_LUNS != 0 && PCAM_CFG_REPORT_LUNS != 1
+#error "PCAM_CFG_REPORT_LUNS must be 0 or 1"
 #endif
 
 /* Eight IDs is a narrow bus: no wide transfers, and without wide no DT. */

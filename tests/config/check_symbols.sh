@@ -23,7 +23,9 @@ PCAM_CFG_CODEC_EXTRAS:pcam_lun_encode PCAM_CFG_CODEC_EXTRAS:pcam_period_factor_t
 PCAM_CFG_CODEC_EXTRAS:pcam_period_ps_to_factor PCAM_CFG_CODEC_EXTRAS:pcam_msg_build_byte
 PCAM_CFG_CODEC_EXTRAS:pcam_msg_build_ignore_wide_residue PCAM_CFG_CODEC_EXTRAS:pcam_msg_build_modify_data_pointer
 PCAM_CFG_CODEC_EXTRAS:pcam_msg_bytes_needed
-PCAM_CFG_WIDE:pcam_msg_build_wdtr PCAM_CFG_PPR:pcam_msg_build_ppr PCAM_CFG_PPR:pcam_nego_chip_ppr"
+PCAM_CFG_WIDE:pcam_msg_build_wdtr PCAM_CFG_PPR:pcam_msg_build_ppr PCAM_CFG_PPR:pcam_nego_chip_ppr
+PCAM_CFG_REPORT_LUNS:pcam_cdb_report_luns PCAM_CFG_REPORT_LUNS:pcam_report_luns_header
+PCAM_CFG_REPORT_LUNS:pcam_report_luns_get PCAM_CFG_REPORT_LUNS:pcam_lun_decode"
 for e in $gone; do
   sw=${e%%:*} sym=${e#*:}
   grep -qx "$sym" "${TMPDIR:-/tmp}/pcam-sym-full.$$" || { echo "FAIL: $sym missing from the default library"; bad=1; }
