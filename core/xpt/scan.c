@@ -19,10 +19,20 @@ enum { SCAN_INQ0 = 1, SCAN_RLUNS = 2, SCAN_INQ = 3, SCAN_TUR = 4 };
 #define SCAN_TUR_SHIFT 4   /* SCAN_TUR: TEST UNIT READYs sent so far, bits 4..6 */
 #define SCAN_TUR_MAX 4u    /* at most this many per LU */
 #define SCAN_ONE_LUN 0x80u /* PCAM_FN_SCAN_LUN: only the requested path */
-/* Sense of the scan's TEST UNIT READY: in the internal buffer, past the
- * INQUIRY data still needed (REPORT LUNS never runs at the same time). */
-#define SCAN_SENSE_OFF 200u
-#define SCAN_SENSE_LEN 32u
+/* Sense of the scan's TEST UNIT READY: in the internal buffer, right past
+ * the INQUIRY data still needed (REPORT LUNS never runs at the same time),
+ * 32 bytes or what the buffer has left (28 with the smallest, 64 bytes:
+ * fixed-format sense with its sense-key specific bytes is 18). It was at
+ * offset 200, past the end of a 64-byte buffer, where it overwrote the bus
+ * fields after it. */
+#define SCAN_SENSE_OFF ((uint32_t)PCAM_INQ_BYTES)
+#define SCAN_SENSE_LEN \
+    (PCAM_CFG_SCAN_BUF - SCAN_SENSE_OFF < 32u ? PCAM_CFG_SCAN_BUF - SCAN_SENSE_OFF : 32u)
+/* Both must fit (a negative array size fails the build otherwise). */
+typedef char pcam_scan_sense_fits[SCAN_SENSE_OFF + SCAN_SENSE_LEN <= PCAM_CFG_SCAN_BUF &&
+                                          SCAN_SENSE_LEN >= 18u
+                                      ? 1
+                                      : -1];
 
 static void scan_issue(pcam_bus *bus);
 

@@ -82,6 +82,39 @@ static void command_level_backend_refused(void **state)
     pcam_sim_destroy(sim);
 }
 
+/* The scan clears a found LU's power-on UNIT ATTENTION with TEST UNIT
+ * READY; its sense goes into the bus's scan buffer, which the minimal
+ * configuration makes 64 bytes. A single-LUN scan ends with that TUR, so
+ * the internal CCB still says where the sense went: inside the buffer, and
+ * the UNIT ATTENTION is there. (It used to go to offset 200, over the bus
+ * fields past the buffer.) */
+static void scan_sense_stays_in_the_scan_buffer(void **state)
+{
+    simrig r;
+    rig_ccb scan;
+    (void)state;
+    assert_int_equal(simrig_init(&r, NULL, NULL, false), 0);
+    assert_non_null(simrig_add_disk(&r, 2, 0, 256, NULL)); /* power-on UA by default */
+    memset(&scan, 0, sizeof scan);
+    scan.ccb.func = PCAM_FN_SCAN_LUN;
+    scan.ccb.target = 2;
+    scan.ccb.lun = 0;
+    assert_int_equal(rig_sync(&r, &scan, RIG_S(30)), PCAM_REQ_CMP);
+    const uint8_t *buf = r.bus.internal_buf;
+    const pcam_scsiio *io = &r.bus.internal.u.io;
+    assert_int_equal(sizeof r.bus.internal_buf, 64);
+    assert_int_equal(io->cdb[0], 0x00); /* the last command was the TEST UNIT READY */
+    assert_non_null(io->sense);
+    assert_true(io->sense >= buf + PCAM_INQ_BYTES);
+    assert_true(io->sense + io->sense_len <= buf + sizeof r.bus.internal_buf);
+    assert_true(io->sense_len >= 18);
+    assert_int_equal(io->sense[0] & 0x7F, 0x70);     /* fixed format, current */
+    assert_int_equal(io->sense[2] & 0x0F, 0x06);     /* UNIT ATTENTION */
+    assert_int_equal(r.bus.luns[2 * r.bus.cfg.luns_per_target].type, 0x00); /* a disk */
+    assert_null(r.violation);
+    simrig_fini(&r);
+}
+
 /* The short names stay in every configuration, kept as one string each
  * (no pointer tables): every code still gets its own name, and any other
  * code the catch-all. */
@@ -130,6 +163,7 @@ int main(void)
         cmocka_unit_test(counters_and_events_report_absence),
         cmocka_unit_test(command_level_backend_refused),
         cmocka_unit_test(short_names_are_complete),
+        cmocka_unit_test(scan_sense_stays_in_the_scan_buffer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
