@@ -63,36 +63,42 @@ static int fail(pcam_msg_parser *p, pcam_msg *out, pcam_msg_kind kind, pcam_err 
     return (int)err;
 }
 
+/* Kinds of the one-byte codes below 0x18, 0 (never a one-byte kind) for
+ * the reserved ones: 0x0F..0x13 are obsolete SCSI-2 recovery / I/O-process
+ * messages an initiator never needs, 0x14, 0x15 and 0x18..0x1F reserved,
+ * and 0x01 is EXTENDED, which never comes here. A table, not a switch: a
+ * third of the size. */
+static const uint8_t one_byte_kinds[0x18] = {
+    [PCAM_MSG_COMMAND_COMPLETE] = PCAM_MSGK_COMMAND_COMPLETE,
+    [PCAM_MSG_SAVE_DATA_POINTER] = PCAM_MSGK_SAVE_DATA_POINTER,
+    [PCAM_MSG_RESTORE_POINTERS] = PCAM_MSGK_RESTORE_POINTERS,
+    [PCAM_MSG_DISCONNECT] = PCAM_MSGK_DISCONNECT,
+    [PCAM_MSG_INITIATOR_DETECTED_ERROR] = PCAM_MSGK_INITIATOR_DETECTED_ERROR,
+    [PCAM_MSG_ABORT_TASK_SET] = PCAM_MSGK_ABORT_TASK_SET,
+    [PCAM_MSG_MESSAGE_REJECT] = PCAM_MSGK_MESSAGE_REJECT,
+    [PCAM_MSG_NO_OPERATION] = PCAM_MSGK_NO_OPERATION,
+    [PCAM_MSG_MESSAGE_PARITY_ERROR] = PCAM_MSGK_MESSAGE_PARITY_ERROR,
+    [PCAM_MSG_LINKED_COMMAND_COMPLETE] = PCAM_MSGK_LINKED_COMMAND_COMPLETE,
+    [PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG] = PCAM_MSGK_LINKED_COMMAND_COMPLETE,
+    [PCAM_MSG_TARGET_RESET] = PCAM_MSGK_TARGET_RESET,
+    [PCAM_MSG_ABORT_TASK] = PCAM_MSGK_ABORT_TASK,
+    [PCAM_MSG_CLEAR_TASK_SET] = PCAM_MSGK_CLEAR_TASK_SET,
+    [PCAM_MSG_CLEAR_ACA] = PCAM_MSGK_CLEAR_ACA,
+    [PCAM_MSG_LOGICAL_UNIT_RESET] = PCAM_MSGK_LOGICAL_UNIT_RESET,
+};
+
 static int one_byte_kind(uint8_t code, pcam_msg *out)
 {
-    switch (code) {
-    case PCAM_MSG_COMMAND_COMPLETE: out->kind = PCAM_MSGK_COMMAND_COMPLETE; break;
-    case PCAM_MSG_SAVE_DATA_POINTER: out->kind = PCAM_MSGK_SAVE_DATA_POINTER; break;
-    case PCAM_MSG_RESTORE_POINTERS: out->kind = PCAM_MSGK_RESTORE_POINTERS; break;
-    case PCAM_MSG_DISCONNECT: out->kind = PCAM_MSGK_DISCONNECT; break;
-    case PCAM_MSG_INITIATOR_DETECTED_ERROR: out->kind = PCAM_MSGK_INITIATOR_DETECTED_ERROR; break;
-    case PCAM_MSG_ABORT_TASK_SET: out->kind = PCAM_MSGK_ABORT_TASK_SET; break;
-    case PCAM_MSG_MESSAGE_REJECT: out->kind = PCAM_MSGK_MESSAGE_REJECT; break;
-    case PCAM_MSG_NO_OPERATION: out->kind = PCAM_MSGK_NO_OPERATION; break;
-    case PCAM_MSG_MESSAGE_PARITY_ERROR: out->kind = PCAM_MSGK_MESSAGE_PARITY_ERROR; break;
-    case PCAM_MSG_LINKED_COMMAND_COMPLETE: out->kind = PCAM_MSGK_LINKED_COMMAND_COMPLETE; break;
-    case PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG:
-        out->kind = PCAM_MSGK_LINKED_COMMAND_COMPLETE;
-        out->linked_flag = true;
-        break;
-    case PCAM_MSG_TARGET_RESET: out->kind = PCAM_MSGK_TARGET_RESET; break;
-    case PCAM_MSG_ABORT_TASK: out->kind = PCAM_MSGK_ABORT_TASK; break;
-    case PCAM_MSG_CLEAR_TASK_SET: out->kind = PCAM_MSGK_CLEAR_TASK_SET; break;
-    case PCAM_MSG_CLEAR_ACA: out->kind = PCAM_MSGK_CLEAR_ACA; break;
-    case PCAM_MSG_LOGICAL_UNIT_RESET: out->kind = PCAM_MSGK_LOGICAL_UNIT_RESET; break;
-    case PCAM_MSG_QAS_REQUEST: out->kind = PCAM_MSGK_QAS_REQUEST; break;
-    default:
-        /* 0x0F..0x13 are obsolete SCSI-2 recovery / I/O-process messages
-         * an initiator never needs; the rest are reserved. Either way the
-         * answer is MESSAGE REJECT. */
+    uint8_t kind = code < sizeof one_byte_kinds ? one_byte_kinds[code] : 0;
+    if (code == PCAM_MSG_QAS_REQUEST)
+        kind = PCAM_MSGK_QAS_REQUEST;
+    if (kind == 0) {
+        /* Reserved or obsolete: either way the answer is MESSAGE REJECT. */
         out->kind = PCAM_MSGK_RESERVED;
         return PCAM_ERR_RESERVED;
     }
+    out->kind = (pcam_msg_kind)kind;
+    out->linked_flag = code == PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG;
     return PCAM_OK;
 }
 
