@@ -16,8 +16,16 @@ static pcam_nego *nego_of(pcam_bus *bus, uint8_t target)
 
 bool pcam_nego_same_link(const pcam_xfer_settings *a, const pcam_xfer_settings *b)
 {
-    return a->period == b->period && a->offset == b->offset && a->width == b->width &&
-           a->ppr_options == b->ppr_options;
+    /* Every record compared is normalized: without wide or PPR, width and
+     * options are always 0 on both sides. */
+    return a->period == b->period && a->offset == b->offset
+#if PCAM_CFG_WIDE
+           && a->width == b->width
+#endif
+#if PCAM_CFG_PPR
+           && a->ppr_options == b->ppr_options
+#endif
+        ;
 }
 
 void pcam_nego_normalize(pcam_xfer_settings *s)
@@ -172,8 +180,13 @@ static bool apply_current(pcam_bus *bus, uint8_t target, const pcam_xfer_setting
         return false;
     n->current = nx;
     program_chip(bus, target, &nx);
-    arg = (uint32_t)nx.period | ((uint32_t)nx.offset << 8) | ((uint32_t)nx.width << 16) |
-          ((uint32_t)nx.ppr_options << 24);
+    arg = (uint32_t)nx.period | ((uint32_t)nx.offset << 8);
+#if PCAM_CFG_WIDE
+    arg |= (uint32_t)nx.width << 16;
+#endif
+#if PCAM_CFG_PPR
+    arg |= (uint32_t)nx.ppr_options << 24;
+#endif
     pcam_core_event(bus, PCAM_EV_NEGOTIATED, target, PCAM_WILDCARD, arg);
     pcam_core_async(bus, PCAM_AC_TRANSFER_NEG, target, PCAM_WILDCARD);
     /* A reset is not a negotiation: only agreements reached (or lost) by
