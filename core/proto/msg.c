@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * SPI message parser and the builders the core sends in every
- * configuration (see pcam_msg.h); the other builders are in msg_build.c,
- * names and the formatter in msg_text.c.
+ * SPI message decoder and the builders the core sends in every
+ * configuration (see pcam_msg.h); the incremental parser is in
+ * msg_parser.c, the other builders in msg_build.c, names and the formatter
+ * in msg_text.c.
  *
  * Code values and layouts are SPI-2..SPI-5 facts; cross-checked against
  * FreeBSD cam/scsi/scsi_message.h and Linux include/scsi/scsi_proto.h.
@@ -28,39 +29,20 @@ static bool is_two_byte(uint8_t code)
     return code >= 0x20 && code <= 0x2F;
 }
 
-void pcam_msg_parser_init(pcam_msg_parser *p)
-{
-    if (p == NULL)
-        return;
-    memset(p, 0, sizeof *p);
-}
 
-bool pcam_msg_parser_busy(const pcam_msg_parser *p)
-{
-    return p != NULL && p->have != 0;
-}
 
-/* Fill the identity part of *out from what the parser holds, then reset
- * the parser so the next byte starts a new message. */
-static void take_header(pcam_msg_parser *p, pcam_msg *out)
+/* Fill the identity part of *out from the first `have` bytes of a message. */
+static void take_header(const uint8_t *b, size_t have, pcam_msg *out)
 {
     memset(out, 0, sizeof *out);
-    out->code = p->buf[0];
-    out->length = p->have;
+    out->code = b[0];
+    out->length = (uint16_t)have;
     if (out->code == PCAM_MSG_EXTENDED) {
-        if (p->have >= 2)
-            out->ext_length = p->buf[1];
-        if (p->have >= 3)
-            out->ext_code = p->buf[2];
+        if (have >= 2)
+            out->ext_length = b[1];
+        if (have >= 3)
+            out->ext_code = b[2];
     }
-}
-
-static int fail(pcam_msg_parser *p, pcam_msg *out, pcam_msg_kind kind, pcam_err err)
-{
-    take_header(p, out);
-    out->kind = kind;
-    pcam_msg_parser_init(p);
-    return (int)err;
 }
 
 /* Kinds of the one-byte codes below 0x18, 0 (never a one-byte kind) for
@@ -181,85 +163,58 @@ static int extended_kind(const uint8_t *b, pcam_msg *out)
     }
 }
 
-static int complete(pcam_msg_parser *p, pcam_msg *out)
+/* The message is the `have` bytes at b, all of them there. */
+static int complete(const uint8_t *b, size_t have, pcam_msg *out)
 {
-    int rc;
-    uint8_t code = p->buf[0];
+    uint8_t code = b[0];
 
-    take_header(p, out);
+    take_header(b, have, out);
     if (code >= PCAM_MSG_IDENTIFY)
-        rc = identify_kind(code, out);
-    else if (code == PCAM_MSG_EXTENDED)
-        rc = extended_kind(p->buf, out);
-    else if (is_two_byte(code))
-        rc = two_byte_kind(p->buf, out);
-    else
-        rc = one_byte_kind(code, out);
-    pcam_msg_parser_init(p);
-    return rc;
+        return identify_kind(code, out);
+    if (code == PCAM_MSG_EXTENDED)
+        return extended_kind(b, out);
+    if (is_two_byte(code))
+        return two_byte_kind(b, out);
+    return one_byte_kind(code, out);
 }
 
-int pcam_msg_parser_feed(pcam_msg_parser *p, uint8_t byte, pcam_msg *out)
-{
-    if (p == NULL || out == NULL)
-        return PCAM_ERR_NULL;
-    /* A corrupted or foreign struct must not index past buf. */
-    if (p->have >= 2 + 255 || (p->total != 0 && p->have >= p->total))
-        pcam_msg_parser_init(p);
 
-    if (p->have < PCAM_MSG_MAX_LEN)
-        p->buf[p->have] = byte;
-    p->have++;
-
-    if (p->have == 1) {
-        if (byte == PCAM_MSG_EXTENDED)
-            return 1;
-        if (is_two_byte(byte)) {
-            p->total = 2;
-            return 1;
-        }
-        p->total = 1;
-        return complete(p, out);
-    }
-
-    if (p->buf[0] == PCAM_MSG_EXTENDED) {
-        if (p->have == 2) {
-            if (byte == 0)
-                return fail(p, out, PCAM_MSGK_MALFORMED, PCAM_ERR_LENGTH);
-            p->total = (uint16_t)(2u + byte);
-            return byte;
-        }
-        if (p->have == 3) {
-            uint8_t want = ext_expected_length(byte);
-            if (want != 0 && p->buf[1] != want)
-                return fail(p, out, PCAM_MSGK_MALFORMED, PCAM_ERR_LENGTH);
-        }
-    }
-
-    if (p->have < p->total)
-        return (int)(p->total - p->have);
-    return complete(p, out);
-}
-
+/* Straight from the buffer, without the incremental parser (msg_parser.c),
+ * which the core does not need: it has every byte so far at hand. */
 int pcam_msg_decode(const uint8_t *buf, size_t len, pcam_msg *out, size_t *consumed)
 {
-    pcam_msg_parser p;
-    int rc = 1;
-    size_t i;
+    size_t total = 1;
+    int rc;
 
     if (consumed != NULL)
         *consumed = 0;
     if (out == NULL || (buf == NULL && len != 0))
         return PCAM_ERR_NULL;
-    pcam_msg_parser_init(&p);
-    for (i = 0; i < len; i++) {
-        rc = pcam_msg_parser_feed(&p, buf[i], out);
-        if (rc <= 0) {
-            if (consumed != NULL)
-                *consumed = i + 1;
-            return rc;
+    if (len == 0)
+        return 1;
+    if (buf[0] == PCAM_MSG_EXTENDED) {
+        if (len < 2)
+            return 1;
+        total = 2u + buf[1];
+        /* The length byte is checked as soon as it is there, and against
+         * the code as soon as that is: the message ends at the bad byte. */
+        if (buf[1] == 0 || (len >= 3 && ext_expected_length(buf[2]) != 0 &&
+                            buf[1] != ext_expected_length(buf[2]))) {
+            total = buf[1] == 0 ? 2u : 3u;
+            take_header(buf, total, out);
+            out->kind = PCAM_MSGK_MALFORMED;
+            rc = PCAM_ERR_LENGTH;
+            goto done;
         }
+    } else if (is_two_byte(buf[0])) {
+        total = 2;
     }
+    if (len < total)
+        return (int)(total - len);
+    rc = complete(buf, total, out);
+done:
+    if (consumed != NULL)
+        *consumed = total;
     return rc;
 }
 

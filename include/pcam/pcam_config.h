@@ -63,8 +63,10 @@
  * the period factor conversions (pcam_period_factor_to_ps() and the
  * others), and the message builders the core never sends
  * (pcam_msg_build_byte(), pcam_msg_build_ignore_wide_residue(),
- * pcam_msg_build_modify_data_pointer()) with pcam_msg_bytes_needed()
- * (cdb_build.c, sense_build.c, capacity.c, lun_build.c, period.c and part
+ * pcam_msg_build_modify_data_pointer()) with pcam_msg_bytes_needed(), and
+ * the incremental message parser pcam_msg_parser_init() / _feed() /
+ * _busy() (the core decodes with pcam_msg_decode()) (cdb_build.c,
+ * sense_build.c, capacity.c, lun_build.c, period.c, msg_parser.c and part
  * of msg_build.c in core/proto). 0: none of them is compiled.
  */
 #ifndef PCAM_CFG_CODEC_EXTRAS
