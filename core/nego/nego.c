@@ -24,14 +24,17 @@ static uint8_t ns_of_ext(uint8_t ext_code)
     }
 }
 
+#if PCAM_CFG_WIDE
 /* Which fallback covers both sides when two message kinds are involved: if
- * either was a WDTR or a PPR the target may have dropped to narrow. */
+ * either was a WDTR or a PPR the target may have dropped to narrow. (A
+ * narrow build is narrow whatever the kinds.) */
 static uint8_t merge_fallback(uint8_t a, uint8_t b)
 {
     bool a_sync_only = a == PCAM_NS_SDTR || a == PCAM_NS_IDLE;
     bool b_sync_only = b == PCAM_NS_SDTR || b == PCAM_NS_IDLE;
     return a_sync_only && b_sync_only ? PCAM_NS_SDTR : PCAM_NS_PPR;
 }
+#endif
 
 static void record_sent(pcam_nego *n, uint8_t ns, uint8_t period, uint8_t offset, uint8_t width,
                         uint8_t options)
@@ -93,10 +96,15 @@ int pcam_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
 static int bad_answer(pcam_bus *bus, uint8_t target, uint8_t their_ns)
 {
     pcam_nego *n = nego_of(bus, target);
+#if PCAM_CFG_WIDE
     uint8_t ours = n->state;
 
     n->state = PCAM_NS_IDLE;
     pcam_nego_fall_back(bus, target, merge_fallback(ours, their_ns));
+#else
+    n->state = PCAM_NS_IDLE;
+    pcam_nego_fall_back(bus, target, their_ns);
+#endif
     return -1;
 }
 

@@ -210,12 +210,28 @@ void pcam_nego_fall_back(pcam_bus *bus, uint8_t target, uint8_t ns)
     next.period = 0;
     next.offset = 0;
     next.ppr_options = 0;
+#if PCAM_CFG_WIDE
     if (ns != PCAM_NS_SDTR)
         next.width = PCAM_WIDTH_8BIT;
+#else
+    (void)ns; /* narrow already */
+#endif
     pcam_nego_apply(bus, target, &next, true);
 }
 
 /* ---- the pcam_core.h interface ---- */
+
+/* New (clamped) user limits: the goal follows, and a negotiation is due
+ * when it differs from what is in force. */
+static void take_user(pcam_bus *bus, uint8_t target, const pcam_xfer_settings *u)
+{
+    pcam_nego *n = nego_of(bus, target);
+
+    n->user = *u;
+    pcam_nego_compute_goal(bus, target);
+    if (!pcam_nego_same_link(&n->goal, &n->current))
+        n->flags |= PCAM_NF_NEEDED;
+}
 
 void pcam_nego_init(pcam_bus *bus, uint8_t target)
 {
@@ -234,13 +250,9 @@ void pcam_nego_init(pcam_bus *bus, uint8_t target)
     u.disconnect = true;
     u.tagged = true;
     pcam_nego_clamp_caps(bus, &u);
-    n->user = u;
     /* Both ends power up asynchronous narrow (SPI); no chip programming is
      * needed for that, the back-end's reset state is asynchronous. */
-    memset(&n->current, 0, sizeof n->current);
-    pcam_nego_compute_goal(bus, target);
-    if (!pcam_nego_same_link(&n->goal, &n->current))
-        n->flags |= PCAM_NF_NEEDED;
+    take_user(bus, target, &u);
 }
 
 bool pcam_nego_wanted(const pcam_bus *bus, uint8_t target)
@@ -305,10 +317,7 @@ void pcam_nego_set_user(pcam_bus *bus, uint8_t target, const pcam_xfer_settings 
         n->flags &= (uint8_t)~PCAM_NF_STEP_ASYNC;
         n->parity_errors = 0;
     }
-    n->user = u;
-    pcam_nego_compute_goal(bus, target);
-    if (!pcam_nego_same_link(&n->goal, &n->current))
-        n->flags |= PCAM_NF_NEEDED;
+    take_user(bus, target, &u);
 }
 
 void pcam_nego_get(const pcam_bus *bus, uint8_t target, pcam_tran_type type,
