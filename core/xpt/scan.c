@@ -101,12 +101,11 @@ static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
 }
 #endif
 
+/* LUNs 1-7 (those of them the bus has slots for). */
 static void default_lunmask(pcam_bus *bus)
 {
     unsigned n = bus->cfg.luns_per_target < 8 ? bus->cfg.luns_per_target : 8;
-    bus->scan_lunmask = 0;
-    for (unsigned l = 1; l < n; l++)
-        bus->scan_lunmask |= pcam_bit64(l);
+    bus->scan_lunmask = ((1u << n) - 1u) & ~1u;
 }
 
 /* Move the cursor to the next LUN to probe, or the next target; false when done. */
