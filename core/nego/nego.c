@@ -325,14 +325,10 @@ int pcam_nego_msg_in(pcam_bus *bus, uint8_t target, const uint8_t *msg, size_t l
     if (len >= 3 && msg[0] == PCAM_MSG_EXTENDED)
         hint = ns_of_ext(msg[2]);
     rc = pcam_msg_decode(msg, len, &m, &used);
-    if (rc == 0 && used == len) {
-        if (m.kind == PCAM_MSGK_SDTR)
-            ns = PCAM_NS_SDTR;
-        else if (m.kind == PCAM_MSGK_WDTR)
-            ns = PCAM_NS_WDTR;
-        else if (m.kind == PCAM_MSGK_PPR)
-            ns = PCAM_NS_PPR;
-    }
+    /* Decoded whole, an extended message is of a kind the decoder knows, so
+     * its code says which (MODIFY DATA POINTER and the rest: none). */
+    if (rc == 0 && used == len)
+        ns = hint;
     if (n->state != PCAM_NS_IDLE) {
         /* SPI: the target's next negotiation message is its answer; one of
          * another kind, or unreadable, is an answer we cannot accept. */

@@ -10,14 +10,10 @@
 
 int pcam_cdb_len_for_opcode(uint8_t opcode)
 {
-    switch (opcode >> 5) {
-    case 0: return 6;
-    case 1:
-    case 2: return 10;
-    case 4: return 16;
-    case 5: return 12;
-    default: return 0; /* 3: variable length / reserved; 6, 7: vendor */
-    }
+    /* By group code; 0 for group 3 (variable length / reserved) and the
+     * vendor groups 6 and 7. */
+    static const uint8_t by_group[8] = {6, 10, 10, 0, 16, 12, 0, 0};
+    return by_group[opcode >> 5];
 }
 
 pcam_err pcam_cdb_check(const uint8_t *cdb, size_t len)
