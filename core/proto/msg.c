@@ -103,25 +103,27 @@ static int identify_kind(uint8_t code, pcam_msg *out)
 
 static int two_byte_kind(const uint8_t *b, pcam_msg *out)
 {
-    switch (b[0]) {
-    case PCAM_MSG_SIMPLE_TAG: out->kind = PCAM_MSGK_SIMPLE_TAG; break;
-    case PCAM_MSG_HEAD_OF_QUEUE_TAG: out->kind = PCAM_MSGK_HEAD_OF_QUEUE_TAG; break;
-    case PCAM_MSG_ORDERED_TAG: out->kind = PCAM_MSGK_ORDERED_TAG; break;
-    case PCAM_MSG_ACA_TAG: out->kind = PCAM_MSGK_ACA_TAG; break;
-    case PCAM_MSG_IGNORE_WIDE_RESIDUE:
+    /* Kinds of 0x20..0x24; 0x25..0x2F are reserved. */
+    static const uint8_t kinds[5] = {PCAM_MSGK_SIMPLE_TAG, PCAM_MSGK_HEAD_OF_QUEUE_TAG,
+                                     PCAM_MSGK_ORDERED_TAG, PCAM_MSGK_IGNORE_WIDE_RESIDUE,
+                                     PCAM_MSGK_ACA_TAG};
+    unsigned i = (unsigned)b[0] - PCAM_MSG_SIMPLE_TAG;
+
+    if (i >= sizeof kinds) {
+        out->kind = PCAM_MSGK_RESERVED;
+        return PCAM_ERR_RESERVED;
+    }
+    if (b[0] == PCAM_MSG_IGNORE_WIDE_RESIDUE) {
         /* Counts 00h and 04h..FFh are reserved (SPI-3). */
         out->residue = b[1];
         if (b[1] == 0 || b[1] > 3) {
             out->kind = PCAM_MSGK_MALFORMED;
             return PCAM_ERR_RANGE;
         }
-        out->kind = PCAM_MSGK_IGNORE_WIDE_RESIDUE;
-        return PCAM_OK;
-    default:
-        out->kind = PCAM_MSGK_RESERVED;
-        return PCAM_ERR_RESERVED;
+    } else {
+        out->tag = b[1];
     }
-    out->tag = b[1];
+    out->kind = (pcam_msg_kind)kinds[i];
     return PCAM_OK;
 }
 

@@ -58,11 +58,12 @@ static void record_inquiry(pcam_bus *bus, uint8_t t, uint8_t l, const uint8_t *b
     pcam_inquiry inq;
     if (lun == NULL)
         return;
-    if (pcam_inquiry_parse(buf, len, &inq) != PCAM_OK || inq.qualifier != 0 ||
-        inq.device_type == 0x1F) {
-        /* Qualifier 1 (capable but not connected) and 3 (no LU) are not devices. */
+    pcam_err rc = pcam_inquiry_parse(buf, len, &inq);
+    if (rc != PCAM_OK || inq.qualifier != 0 || inq.device_type == 0x1F) {
+        /* Qualifier 1 (capable but not connected) and 3 (no LU) are not
+         * devices; what the LU said it is is kept all the same. */
         set_lun_absent(bus, t, l);
-        if (pcam_inquiry_parse(buf, len, &inq) == PCAM_OK) {
+        if (rc == PCAM_OK) {
             lun->qualifier = inq.qualifier;
             lun->type = inq.device_type;
         }
