@@ -286,12 +286,10 @@ static void scan_issue(pcam_bus *bus)
         ic->flags = PCAM_CCB_NO_RECOVERY;
         ic->u.io.dir = PCAM_DIR_NONE;
         ic->u.io.data = NULL;
-        ic->u.io.data_len = 0;
         ic->u.io.retries = 0;
         ic->u.io.sense = bus->internal_buf + SCAN_SENSE_OFF;
         ic->u.io.sense_len = SCAN_SENSE_LEN;
-        memset(ic->u.io.cdb, 0, 6);
-        ic->u.io.cdb_len = 6;
+        ic->u.io.cdb_len = 6; /* all zero, like the data length: ic was cleared */
     }
 #if PCAM_CFG_REPORT_LUNS
     else if (stage == SCAN_RLUNS) {
@@ -310,12 +308,11 @@ static void scan_issue(pcam_bus *bus)
 
 void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb)
 {
+    ccb->priv.state = PCAM_CS_MGMT;
     if (bus->scan_ccb != NULL) {
-        ccb->priv.state = PCAM_CS_MGMT;
         pcam_ccbq_push_tail(&bus->scan_q, ccb);
         return;
     }
-    ccb->priv.state = PCAM_CS_MGMT;
     bus->scan_ccb = ccb;
     if (ccb->func == PCAM_FN_SCAN_LUN) {
         bus->scan_target = ccb->target;
