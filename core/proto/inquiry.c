@@ -11,6 +11,9 @@
 
 /* ---- INQUIRY ---- */
 
+/* The scan reads the three fields it needs itself (core/xpt/scan.c). */
+#if PCAM_CFG_CODEC_EXTRAS
+
 /* Copy a fixed-width ASCII field: padding (spaces or NULs) at the end is
  * dropped, anything else outside printable ASCII becomes '?', so the
  * result is always safe to print. */
@@ -107,6 +110,7 @@ pcam_err pcam_inquiry_parse(const uint8_t *buf, size_t len, pcam_inquiry *out)
     out->version_desc_count = (uint8_t)i;
     return PCAM_OK;
 }
+#endif /* PCAM_CFG_CODEC_EXTRAS */
 
 #if PCAM_CFG_TEXT
 /* SPC-4 peripheral device type table (facts; pcam's wording). */

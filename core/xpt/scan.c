@@ -52,36 +52,47 @@ static void set_lun_absent(pcam_bus *bus, uint8_t t, uint8_t l)
     }
 }
 
+/* What the scan keeps of standard INQUIRY data (SPC-4): the peripheral
+ * qualifier and device type (byte 0) and CMDQUE (byte 7 bit 1, when the
+ * ADDITIONAL LENGTH in byte 4 reaches it); fewer than 5 bytes is no answer.
+ * Read here rather than through pcam_inquiry_parse(), which decodes every
+ * field for tools and is compiled only with PCAM_CFG_CODEC_EXTRAS; the
+ * rules are the same (tests/unit/test_inquiry.c for the parser, the scan
+ * scenarios for this). */
 static void record_inquiry(pcam_bus *bus, uint8_t t, uint8_t l, const uint8_t *buf, uint32_t len)
 {
     pcam_lun *lun = pcam_core_lun(bus, t, l);
-    pcam_inquiry inq;
     if (lun == NULL)
         return;
-    pcam_err rc = pcam_inquiry_parse(buf, len, &inq);
-    if (rc != PCAM_OK || inq.qualifier != 0 || inq.device_type == 0x1F) {
+    if (len < 5) {
+        set_lun_absent(bus, t, l);
+        return;
+    }
+    uint8_t qualifier = (uint8_t)(buf[0] >> 5);
+    uint8_t type = (uint8_t)(buf[0] & 0x1Fu);
+    uint32_t valid = (uint32_t)buf[4] + 5u < len ? (uint32_t)buf[4] + 5u : len;
+    bool cmdque = valid >= 8 && (buf[7] & 0x02u) != 0;
+    if (qualifier != 0 || type == 0x1F) {
         /* Qualifier 1 (capable but not connected) and 3 (no LU) are not
          * devices; what the LU said it is is kept all the same. */
         set_lun_absent(bus, t, l);
-        if (rc == PCAM_OK) {
-            lun->qualifier = inq.qualifier;
-            lun->type = inq.device_type;
-        }
+        lun->qualifier = qualifier;
+        lun->type = type;
         return;
     }
     bool was = (lun->flags & PCAM_LUNF_PRESENT) != 0;
-    lun->qualifier = inq.qualifier;
-    lun->type = inq.device_type;
+    lun->qualifier = qualifier;
+    lun->type = type;
     lun->inquiry_len = (uint8_t)(len < PCAM_INQ_BYTES ? len : PCAM_INQ_BYTES);
     memcpy(lun->inquiry, buf, lun->inquiry_len);
     lun->flags |= PCAM_LUNF_PRESENT;
-    if (inq.cmdque)
+    if (cmdque)
         lun->flags |= PCAM_LUNF_TAGGED;
     else
         lun->flags &= (uint8_t)~PCAM_LUNF_TAGGED;
     bus->targets[t].flags |= PCAM_TGTF_PRESENT;
     if (!was) {
-        pcam_core_event(bus, PCAM_EV_FOUND, t, l, inq.device_type);
+        pcam_core_event(bus, PCAM_EV_FOUND, t, l, type);
         pcam_core_async(bus, PCAM_AC_FOUND_DEVICE, t, l);
     }
 }

@@ -57,17 +57,23 @@
 /**
  * @def PCAM_CFG_CODEC_EXTRAS
  * @brief 1: the codec functions the core itself never calls, for tools,
- * shims and target models: the CDB builders other than INQUIRY and REPORT
- * LUNS (pcam_cdb_read(), pcam_cdb_mode_sense(), ...), the sense builders,
- * READ CAPACITY parsing and building, the LUN encoder pcam_lun_encode(),
- * the period factor conversions (pcam_period_factor_to_ps() and the
- * others), and the message builders the core never sends
- * (pcam_msg_build_byte(), pcam_msg_build_ignore_wide_residue(),
- * pcam_msg_build_modify_data_pointer()) with pcam_msg_bytes_needed(), and
- * the incremental message parser pcam_msg_parser_init() / _feed() /
- * _busy() (the core decodes with pcam_msg_decode()) (cdb_build.c,
- * sense_build.c, capacity.c, lun_build.c, period.c, msg_parser.c and part
- * of msg_build.c in core/proto). 0: none of them is compiled.
+ * shims and target models:
+ * - the CDB builders other than INQUIRY and REPORT LUNS (pcam_cdb_read(),
+ *   pcam_cdb_mode_sense(), ...) and the sense builders;
+ * - READ CAPACITY parsing and building;
+ * - the INQUIRY parser pcam_inquiry_parse() (the scan reads the qualifier,
+ *   device type and CMDQUE itself) and the LUN encoder pcam_lun_encode();
+ * - the period factor conversions (pcam_period_factor_to_ps() and the
+ *   others);
+ * - the message builders for messages the core never sends
+ *   (pcam_msg_build_byte(), pcam_msg_build_ignore_wide_residue(),
+ *   pcam_msg_build_modify_data_pointer()), pcam_msg_bytes_needed(), and the
+ *   incremental parser pcam_msg_parser_init() / _feed() / _busy() (the core
+ *   decodes with pcam_msg_decode()).
+ *
+ * 0: none of them is compiled (cdb_build.c, sense_build.c, capacity.c,
+ * lun_build.c, period.c and msg_parser.c in core/proto compile to nothing,
+ * and parts of inquiry.c and msg_build.c).
  */
 #ifndef PCAM_CFG_CODEC_EXTRAS
 #define PCAM_CFG_CODEC_EXTRAS 1
