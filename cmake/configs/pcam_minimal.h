@@ -3,7 +3,8 @@
  * The minimal configuration: the smallest useful core, for small firmware.
  * Phase-level chips only, narrow (8 IDs: no WDTR) and without PPR, no
  * formatters or text tables, no codec helpers the core does not call
- * itself (CDB and sense builders, period and LUN conversions), no REPORT
+ * itself (CDB and sense builders, the INQUIRY parser, the byte-at-a-time
+ * message parser, period and LUN conversions), no REPORT
  * LUNS in the scan (LUNs 1-7 are probed with INQUIRY), no invariant
  * checker, no event ring or counters, 32 tags per LUN, a 16-bucket tag
  * index and a 64-byte scan buffer. Used as an embedder's own
