@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The minimal configuration: the smallest useful core, for small firmware.
- * Phase-level chips only, narrow (8 IDs), no formatters or text tables, no
- * codec helpers the core does not call itself (CDB and sense builders), no
- * invariant checker, no
- * event ring or counters, 32 tags per LUN, a 16-bucket tag index and a 64-byte scan
- * buffer (REPORT LUNS up to 7 LUNs). Used as an embedder's own
+ * Phase-level chips only, narrow (8 IDs: no WDTR) and without PPR, no
+ * formatters or text tables, no codec helpers the core does not call
+ * itself (CDB and sense builders, the INQUIRY parser, the byte-at-a-time
+ * message parser, period and LUN conversions), no REPORT
+ * LUNS in the scan (LUNs 1-7 are probed with INQUIRY), no invariant
+ * checker, no event ring or counters, 32 tags per LUN, a 16-bucket tag
+ * index and a 64-byte scan buffer. Used as an embedder's own
  * configuration file would be:
  *
  *     -DPCAM_CONFIG_FILE='"pcam_minimal.h"' -I.../cmake/configs
@@ -22,6 +24,9 @@
 #define PCAM_CFG_CODEC_EXTRAS 0
 #define PCAM_CFG_INVARIANTS 0
 #define PCAM_CFG_MAX_TARGETS 8
+#define PCAM_CFG_WIDE 0 /* implied by 8 targets; said here for the reader */
+#define PCAM_CFG_PPR 0
+#define PCAM_CFG_REPORT_LUNS 0
 #define PCAM_CFG_TAGS 32
 #define PCAM_CFG_TAG_HASH 16
 #define PCAM_CFG_EVENT_RING 0

@@ -174,6 +174,14 @@ static void tag_in(pcam_bus *bus, const pcam_msg *m)
     accept(bus, false);
 }
 
+/* extended_in() maps SDTR, WDTR, PPR to their EGF_ANSWERED_* bit by offset. */
+typedef char pcam_answered_bits_in_kind_order[PCAM_MSGK_WDTR == PCAM_MSGK_SDTR + 1 &&
+                                                      PCAM_MSGK_PPR == PCAM_MSGK_SDTR + 2 &&
+                                                      EGF_ANSWERED_WDTR == EGF_ANSWERED_SDTR << 1 &&
+                                                      EGF_ANSWERED_PPR == EGF_ANSWERED_SDTR << 2
+                                                  ? 1
+                                                  : -1];
+
 static void extended_in(pcam_bus *bus, const pcam_msg *m)
 {
     pcam_ccb *c = bus->nexus;
@@ -198,10 +206,8 @@ static void extended_in(pcam_bus *bus, const pcam_msg *m)
      * MESSAGE REJECT to disagree with, so a second request of a kind we
      * already answered in this connection is refused (both ends go async or
      * narrow for it). */
-    uint8_t once = m->kind == PCAM_MSGK_SDTR   ? EGF_ANSWERED_SDTR
-                   : m->kind == PCAM_MSGK_WDTR ? EGF_ANSWERED_WDTR
-                   : m->kind == PCAM_MSGK_PPR  ? EGF_ANSWERED_PPR
-                                               : 0u;
+    unsigned k = (unsigned)m->kind - PCAM_MSGK_SDTR; /* SDTR, WDTR, PPR: 0, 1, 2 */
+    uint8_t once = k < 3u ? (uint8_t)(EGF_ANSWERED_SDTR << k) : 0u;
     bool theirs = !pcam_nego_in_flight(bus, bus->conn_target);
     if (theirs && once != 0 && (bus->engine_flags & once) != 0) {
         (void)pcam_nego_msg_in(bus, bus->conn_target, bus->msgin, bus->msgin_len, NULL, 0);

@@ -3,7 +3,9 @@
  * Transfer negotiation, the message half: which SDTR/WDTR/PPR to send, how
  * to judge the target's answer, how to answer a target that starts, and the
  * MESSAGE REJECT ladder (PPR -> WDTR+SDTR -> narrow -> asynchronous).
- * Limits and goals are in nego_policy.c.
+ * Limits and goals are in nego_policy.c. With PCAM_CFG_PPR 0 no PPR, and
+ * with PCAM_CFG_WIDE 0 no WDTR, is sent or checked as an answer; what a
+ * target that starts one of them is answered is in answer_request().
  */
 #include "nego_internal.h"
 
@@ -22,14 +24,17 @@ static uint8_t ns_of_ext(uint8_t ext_code)
     }
 }
 
+#if PCAM_CFG_WIDE
 /* Which fallback covers both sides when two message kinds are involved: if
- * either was a WDTR or a PPR the target may have dropped to narrow. */
+ * either was a WDTR or a PPR the target may have dropped to narrow. (A
+ * narrow build is narrow whatever the kinds.) */
 static uint8_t merge_fallback(uint8_t a, uint8_t b)
 {
     bool a_sync_only = a == PCAM_NS_SDTR || a == PCAM_NS_IDLE;
     bool b_sync_only = b == PCAM_NS_SDTR || b == PCAM_NS_IDLE;
     return a_sync_only && b_sync_only ? PCAM_NS_SDTR : PCAM_NS_PPR;
 }
+#endif
 
 static void record_sent(pcam_nego *n, uint8_t ns, uint8_t period, uint8_t offset, uint8_t width,
                         uint8_t options)
@@ -55,18 +60,24 @@ int pcam_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
         return 0;
     n = nego_of(bus, target);
     g = n->goal;
+#if PCAM_CFG_PPR
     if (pcam_nego_needs_ppr(&g)) {
         /* PPR settles width, speed and options in one exchange. */
         rc = pcam_msg_build_ppr(buf, cap, g.period, g.offset, g.width, g.ppr_options);
         if (rc > 0)
             record_sent(n, PCAM_NS_PPR, g.period, g.offset, g.width, g.ppr_options);
-    } else if (g.width != n->current.width) {
+    } else
+#endif
+#if PCAM_CFG_WIDE
+    if (g.width != n->current.width) {
         /* WDTR first: its answer resets any sync agreement (SPI), so an SDTR
          * sent before it would be wasted. */
         rc = pcam_msg_build_wdtr(buf, cap, g.width);
         if (rc > 0)
             record_sent(n, PCAM_NS_WDTR, 0, 0, g.width, 0);
-    } else {
+    } else
+#endif
+    {
         rc = pcam_msg_build_sdtr(buf, cap, g.period, g.offset);
         if (rc > 0)
             record_sent(n, PCAM_NS_SDTR, g.period, g.offset, n->current.width, 0);
@@ -85,10 +96,15 @@ int pcam_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
 static int bad_answer(pcam_bus *bus, uint8_t target, uint8_t their_ns)
 {
     pcam_nego *n = nego_of(bus, target);
+#if PCAM_CFG_WIDE
     uint8_t ours = n->state;
 
     n->state = PCAM_NS_IDLE;
     pcam_nego_fall_back(bus, target, merge_fallback(ours, their_ns));
+#else
+    n->state = PCAM_NS_IDLE;
+    pcam_nego_fall_back(bus, target, their_ns);
+#endif
     return -1;
 }
 
@@ -111,6 +127,7 @@ static bool sdtr_answer_ok(const pcam_nego *n, const pcam_msg_sdtr *a)
     return a->period >= n->sent.period && a->offset <= n->sent.offset;
 }
 
+#if PCAM_CFG_PPR
 static bool ppr_answer_ok(const pcam_nego *n, const pcam_msg_ppr *a)
 {
     /* No wider, and no option we did not ask for. */
@@ -128,6 +145,7 @@ static bool ppr_answer_ok(const pcam_nego *n, const pcam_msg_ppr *a)
         return false;
     return true;
 }
+#endif
 
 /* The target answered our message of the same kind (m->kind matches n->state). */
 static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t *reply,
@@ -135,7 +153,12 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
 {
     pcam_nego *n = nego_of(bus, target);
     pcam_xfer_settings next = n->current;
+#if PCAM_CFG_WIDE
     int rc;
+#else
+    (void)reply;
+    (void)cap;
+#endif
 
     switch (n->state) {
     case PCAM_NS_SDTR:
@@ -148,6 +171,7 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
         n->state = PCAM_NS_IDLE;
         pcam_nego_apply(bus, target, &next, true);
         return 0;
+#if PCAM_CFG_PPR
     case PCAM_NS_PPR:
         if (!ppr_answer_ok(n, &m->ppr))
             return bad_answer(bus, target, PCAM_NS_PPR);
@@ -158,6 +182,8 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
         n->state = PCAM_NS_IDLE;
         pcam_nego_apply(bus, target, &next, true);
         return 0;
+#endif
+#if PCAM_CFG_WIDE
     default: /* PCAM_NS_WDTR */
         if (m->wdtr_width_exp > n->sent.width)
             return bad_answer(bus, target, PCAM_NS_WDTR);
@@ -169,7 +195,12 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
         n->state = PCAM_NS_IDLE;
         pcam_nego_apply(bus, target, &next, true);
         break;
+#else
+    default: /* no other message of ours is ever in flight */
+        return bad_answer(bus, target, n->state);
+#endif
     }
+#if PCAM_CFG_WIDE
     /* Still wanting sync: our SDTR goes out in the same connection, so the
      * target never runs a command asynchronous in between. A goal that now
      * needs PPR (new user limits meanwhile) waits for the next selection. */
@@ -182,7 +213,20 @@ static int take_answer(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint8_t
     }
     record_sent(n, PCAM_NS_SDTR, n->goal.period, n->goal.offset, n->current.width, 0);
     return rc;
+#endif
 }
+
+#if !PCAM_CFG_WIDE
+static int narrow_wdtr(uint8_t *buf, size_t cap)
+{
+    static const uint8_t b[4] = {PCAM_MSG_EXTENDED, PCAM_EXT_WDTR_LEN, PCAM_EXT_WDTR,
+                                 PCAM_WIDTH_8BIT};
+    if (cap < sizeof b)
+        return PCAM_ERR_NOSPACE;
+    memcpy(buf, b, sizeof b);
+    return (int)sizeof b;
+}
+#endif
 
 static uint8_t min_u8(uint8_t a, uint8_t b)
 {
@@ -217,13 +261,20 @@ static int answer_request(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint
         rc = pcam_msg_build_sdtr(reply, cap, next.period, next.offset);
         break;
     case PCAM_NS_WDTR:
-        next.width = min_u8(m->wdtr_width_exp, g->width);
         next.period = 0;
         next.offset = 0;
         next.ppr_options = 0;
+#if PCAM_CFG_WIDE
+        next.width = min_u8(m->wdtr_width_exp, g->width);
         rc = pcam_msg_build_wdtr(reply, cap, next.width);
+#else
+        /* A narrow initiator answers every WDTR with 8-bit (SPI-3): the
+         * width stays narrow and, as after any WDTR, sync is reset. */
+        rc = narrow_wdtr(reply, cap);
+#endif
         break;
     default: /* PCAM_NS_PPR */
+#if PCAM_CFG_PPR
         /* A target refused PPR once, or the chip has no PPR option: answer
          * with MESSAGE REJECT and let the target fall back to WDTR/SDTR. */
         if ((n->ladder & PCAM_NL_NO_PPR) != 0 || !pcam_nego_chip_ppr(bus))
@@ -236,6 +287,11 @@ static int answer_request(pcam_bus *bus, uint8_t target, const pcam_msg *m, uint
         rc = pcam_msg_build_ppr(reply, cap, next.period, next.offset, next.width,
                                 next.ppr_options);
         break;
+#else
+        /* No PPR in this build: answered as a chip without DT, IU and QAS
+         * answers it, MESSAGE REJECT; the target falls back to WDTR/SDTR. */
+        return refuse_request(bus, target, PCAM_NS_PPR);
+#endif
     }
     if (rc <= 0)
         return refuse_request(bus, target, ns);
@@ -269,14 +325,10 @@ int pcam_nego_msg_in(pcam_bus *bus, uint8_t target, const uint8_t *msg, size_t l
     if (len >= 3 && msg[0] == PCAM_MSG_EXTENDED)
         hint = ns_of_ext(msg[2]);
     rc = pcam_msg_decode(msg, len, &m, &used);
-    if (rc == 0 && used == len) {
-        if (m.kind == PCAM_MSGK_SDTR)
-            ns = PCAM_NS_SDTR;
-        else if (m.kind == PCAM_MSGK_WDTR)
-            ns = PCAM_NS_WDTR;
-        else if (m.kind == PCAM_MSGK_PPR)
-            ns = PCAM_NS_PPR;
-    }
+    /* Decoded whole, an extended message is of a kind the decoder knows, so
+     * its code says which (MODIFY DATA POINTER and the rest: none). */
+    if (rc == 0 && used == len)
+        ns = hint;
     if (n->state != PCAM_NS_IDLE) {
         /* SPI: the target's next negotiation message is its answer; one of
          * another kind, or unreadable, is an answer we cannot accept. */
@@ -298,16 +350,20 @@ static void ladder_step(pcam_bus *bus, uint8_t target)
 
     n->state = PCAM_NS_IDLE;
     switch (ours) {
+#if PCAM_CFG_PPR
     case PCAM_NS_PPR:
         /* Never PPR again (until new user limits); WDTR and SDTR next. */
         n->ladder |= PCAM_NL_NO_PPR;
         n->flags |= PCAM_NF_NEEDED;
         break;
+#endif
+#if PCAM_CFG_WIDE
     case PCAM_NS_WDTR:
         /* Narrow it is; sync may still work, so SDTR next. */
         n->ladder |= PCAM_NL_NO_WIDE;
         n->flags |= PCAM_NF_NEEDED;
         break;
+#endif
     default: /* PCAM_NS_SDTR: the bottom of the ladder, nothing more to ask. */
         n->ladder |= PCAM_NL_NO_SYNC;
         break;

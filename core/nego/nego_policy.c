@@ -3,7 +3,9 @@
  * Transfer agreements per target, the policy half: what the chip allows,
  * what the user allows, what the MESSAGE REJECT ladder and the parity
  * step-down still allow (the goal), and making an agreement current.
- * The message exchange itself is in nego.c.
+ * The message exchange itself is in nego.c. PCAM_CFG_WIDE 0 pins every
+ * width to 8-bit and PCAM_CFG_PPR 0 every PPR option to none (and so every
+ * period factor to 0x0A or slower), here, where the limits are made.
  */
 #include "nego_internal.h"
 
@@ -14,15 +16,28 @@ static pcam_nego *nego_of(pcam_bus *bus, uint8_t target)
 
 bool pcam_nego_same_link(const pcam_xfer_settings *a, const pcam_xfer_settings *b)
 {
-    return a->period == b->period && a->offset == b->offset && a->width == b->width &&
-           a->ppr_options == b->ppr_options;
+    /* Every record compared is normalized: without wide or PPR, width and
+     * options are always 0 on both sides. */
+    return a->period == b->period && a->offset == b->offset
+#if PCAM_CFG_WIDE
+           && a->width == b->width
+#endif
+#if PCAM_CFG_PPR
+           && a->ppr_options == b->ppr_options
+#endif
+        ;
 }
 
 void pcam_nego_normalize(pcam_xfer_settings *s)
 {
+#if PCAM_CFG_WIDE
     /* Only 8 and 16 bit exist on the buses pcam drives (32-bit is obsolete since SPI-3). */
     if (s->width > PCAM_WIDTH_16BIT)
         s->width = PCAM_WIDTH_16BIT;
+#else
+    s->width = PCAM_WIDTH_8BIT;
+#endif
+#if PCAM_CFG_PPR
     s->ppr_options &= PCAM_NEGO_OPTS;
     /* SPI-3 defines DT clocking, and so everything built on it, for wide buses only. */
     if (s->width == PCAM_WIDTH_8BIT)
@@ -30,6 +45,9 @@ void pcam_nego_normalize(pcam_xfer_settings *s)
     /* IU and QAS are DT-phase features; without DT they cannot be in force. */
     if ((s->ppr_options & PCAM_PPR_DT_REQ) == 0)
         s->ppr_options = 0;
+#else
+    s->ppr_options = 0;
+#endif
     if (s->offset == 0 || s->period == 0) {
         /* One spelling of asynchronous, so "offset 0 iff async" holds everywhere. */
         s->period = 0;
@@ -37,18 +55,22 @@ void pcam_nego_normalize(pcam_xfer_settings *s)
         s->ppr_options = 0;
         return;
     }
+#if PCAM_CFG_PPR
     /* Factors below 0x08 are reserved or need SPI-5 paced transfers. */
     if (s->period < PCAM_NEGO_FASTEST)
         s->period = PCAM_NEGO_FASTEST;
     /* 0x08 and 0x09 exist only as DT transfer periods (SPI-3 period table). */
     if (s->period < PCAM_NEGO_FAST40 && (s->ppr_options & PCAM_PPR_DT_REQ) == 0)
+#else
+    /* Without DT, 0x0A is the fastest factor there is (SPI-3 period table). */
+    if (s->period < PCAM_NEGO_FAST40)
+#endif
         s->period = PCAM_NEGO_FAST40;
 }
 
 void pcam_nego_clamp_caps(const pcam_bus *bus, pcam_xfer_settings *s)
 {
     const pcam_hal_caps *c = &bus->caps;
-    uint8_t opts = 0;
 
     if ((c->flags & PCAM_HAL_CAP_SYNC) == 0 || c->max_offset == 0) {
         s->offset = 0;
@@ -59,31 +81,45 @@ void pcam_nego_clamp_caps(const pcam_bus *bus, pcam_xfer_settings *s)
         if (s->period < chip_min)
             s->period = chip_min;
     }
+#if PCAM_CFG_WIDE
     /* A wide chip on an 8-ID bus is cabled narrow: the upper byte lanes are not there. */
     if ((c->flags & PCAM_HAL_CAP_WIDE) == 0 || c->max_targets != 16)
         s->width = PCAM_WIDTH_8BIT;
-    if ((c->flags & PCAM_HAL_CAP_DT) != 0)
-        opts |= PCAM_PPR_DT_REQ;
-    if ((c->flags & PCAM_HAL_CAP_IU) != 0)
-        opts |= PCAM_PPR_IU_REQ;
-    if ((c->flags & PCAM_HAL_CAP_QAS) != 0)
-        opts |= PCAM_PPR_QAS_REQ;
-    s->ppr_options &= opts;
+#endif
+#if PCAM_CFG_PPR
+    {
+        uint8_t opts = 0;
+        if ((c->flags & PCAM_HAL_CAP_DT) != 0)
+            opts |= PCAM_PPR_DT_REQ;
+        if ((c->flags & PCAM_HAL_CAP_IU) != 0)
+            opts |= PCAM_PPR_IU_REQ;
+        if ((c->flags & PCAM_HAL_CAP_QAS) != 0)
+            opts |= PCAM_PPR_QAS_REQ;
+        s->ppr_options &= opts;
+    }
+#endif
     /* Tag messages after IDENTIFY are the chip's job during selection. */
     if ((c->flags & PCAM_HAL_CAP_TAGS) == 0)
         s->tagged = false;
     pcam_nego_normalize(s);
 }
 
+#if PCAM_CFG_PPR
 bool pcam_nego_chip_ppr(const pcam_bus *bus)
 {
     return (bus->caps.flags & (PCAM_HAL_CAP_DT | PCAM_HAL_CAP_IU | PCAM_HAL_CAP_QAS)) != 0;
 }
+#endif
 
 bool pcam_nego_needs_ppr(const pcam_xfer_settings *s)
 {
+#if PCAM_CFG_PPR
     /* SDTR and WDTR cannot carry options, nor say DT for 0x08/0x09. */
     return s->ppr_options != 0 || (s->offset != 0 && s->period < PCAM_NEGO_FAST40);
+#else
+    (void)s; /* normalized settings never need PPR without it */
+    return false;
+#endif
 }
 
 void pcam_nego_compute_goal(pcam_bus *bus, uint8_t target)
@@ -91,11 +127,15 @@ void pcam_nego_compute_goal(pcam_bus *bus, uint8_t target)
     pcam_nego *n = nego_of(bus, target);
     pcam_xfer_settings g = n->user;
 
+#if PCAM_CFG_PPR
     /* A target that rejected PPR gets SDTR/WDTR, which carry no options and no DT factor. */
     if ((n->ladder & PCAM_NL_NO_PPR) != 0)
         g.ppr_options = 0;
+#endif
+#if PCAM_CFG_WIDE
     if ((n->ladder & PCAM_NL_NO_WIDE) != 0)
         g.width = PCAM_WIDTH_8BIT;
+#endif
     if ((n->ladder & PCAM_NL_NO_SYNC) != 0 || (n->flags & PCAM_NF_STEP_ASYNC) != 0)
         g.offset = 0;
     if (n->step_period != 0 && g.offset != 0) {
@@ -140,8 +180,13 @@ static bool apply_current(pcam_bus *bus, uint8_t target, const pcam_xfer_setting
         return false;
     n->current = nx;
     program_chip(bus, target, &nx);
-    arg = (uint32_t)nx.period | ((uint32_t)nx.offset << 8) | ((uint32_t)nx.width << 16) |
-          ((uint32_t)nx.ppr_options << 24);
+    arg = (uint32_t)nx.period | ((uint32_t)nx.offset << 8);
+#if PCAM_CFG_WIDE
+    arg |= (uint32_t)nx.width << 16;
+#endif
+#if PCAM_CFG_PPR
+    arg |= (uint32_t)nx.ppr_options << 24;
+#endif
     pcam_core_event(bus, PCAM_EV_NEGOTIATED, target, PCAM_WILDCARD, arg);
     pcam_core_async(bus, PCAM_AC_TRANSFER_NEG, target, PCAM_WILDCARD);
     /* A reset is not a negotiation: only agreements reached (or lost) by
@@ -165,12 +210,28 @@ void pcam_nego_fall_back(pcam_bus *bus, uint8_t target, uint8_t ns)
     next.period = 0;
     next.offset = 0;
     next.ppr_options = 0;
+#if PCAM_CFG_WIDE
     if (ns != PCAM_NS_SDTR)
         next.width = PCAM_WIDTH_8BIT;
+#else
+    (void)ns; /* narrow already */
+#endif
     pcam_nego_apply(bus, target, &next, true);
 }
 
 /* ---- the pcam_core.h interface ---- */
+
+/* New (clamped) user limits: the goal follows, and a negotiation is due
+ * when it differs from what is in force. */
+static void take_user(pcam_bus *bus, uint8_t target, const pcam_xfer_settings *u)
+{
+    pcam_nego *n = nego_of(bus, target);
+
+    n->user = *u;
+    pcam_nego_compute_goal(bus, target);
+    if (!pcam_nego_same_link(&n->goal, &n->current))
+        n->flags |= PCAM_NF_NEEDED;
+}
 
 void pcam_nego_init(pcam_bus *bus, uint8_t target)
 {
@@ -189,13 +250,9 @@ void pcam_nego_init(pcam_bus *bus, uint8_t target)
     u.disconnect = true;
     u.tagged = true;
     pcam_nego_clamp_caps(bus, &u);
-    n->user = u;
     /* Both ends power up asynchronous narrow (SPI); no chip programming is
      * needed for that, the back-end's reset state is asynchronous. */
-    memset(&n->current, 0, sizeof n->current);
-    pcam_nego_compute_goal(bus, target);
-    if (!pcam_nego_same_link(&n->goal, &n->current))
-        n->flags |= PCAM_NF_NEEDED;
+    take_user(bus, target, &u);
 }
 
 bool pcam_nego_wanted(const pcam_bus *bus, uint8_t target)
@@ -260,10 +317,7 @@ void pcam_nego_set_user(pcam_bus *bus, uint8_t target, const pcam_xfer_settings 
         n->flags &= (uint8_t)~PCAM_NF_STEP_ASYNC;
         n->parity_errors = 0;
     }
-    n->user = u;
-    pcam_nego_compute_goal(bus, target);
-    if (!pcam_nego_same_link(&n->goal, &n->current))
-        n->flags |= PCAM_NF_NEEDED;
+    take_user(bus, target, &u);
 }
 
 void pcam_nego_get(const pcam_bus *bus, uint8_t target, pcam_tran_type type,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CDB lengths and the builders the core sends itself (INQUIRY and REPORT
- * LUNS, SPC-4 layouts). The builders for tools, shims and target models are
+ * LUNS, SPC-4 layouts; REPORT LUNS only with PCAM_CFG_REPORT_LUNS, or for
+ * tools with PCAM_CFG_CODEC_EXTRAS). The builders for tools, shims and target models are
  * in cdb_build.c; the decoder and its opcode table in cdb_table.c.
  */
 #include "pcam/pcam_cdb.h"
@@ -9,14 +10,10 @@
 
 int pcam_cdb_len_for_opcode(uint8_t opcode)
 {
-    switch (opcode >> 5) {
-    case 0: return 6;
-    case 1:
-    case 2: return 10;
-    case 4: return 16;
-    case 5: return 12;
-    default: return 0; /* 3: variable length / reserved; 6, 7: vendor */
-    }
+    /* By group code; 0 for group 3 (variable length / reserved) and the
+     * vendor groups 6 and 7. */
+    static const uint8_t by_group[8] = {6, 10, 10, 0, 16, 12, 0, 0};
+    return by_group[opcode >> 5];
 }
 
 pcam_err pcam_cdb_check(const uint8_t *cdb, size_t len)
@@ -85,6 +82,7 @@ int pcam_cdb_inquiry(uint8_t *cdb, size_t cap, bool evpd, uint8_t page, uint16_t
 }
 
 
+#if PCAM_CFG_REPORT_LUNS || PCAM_CFG_CODEC_EXTRAS
 int pcam_cdb_report_luns(uint8_t *cdb, size_t cap, uint8_t select_report, uint32_t alloc_len)
 {
     if (cdb == NULL)
@@ -97,3 +95,4 @@ int pcam_cdb_report_luns(uint8_t *cdb, size_t cap, uint8_t select_report, uint32
     pcam_put_be32(cdb + 6, alloc_len);
     return n;
 }
+#endif

@@ -11,6 +11,9 @@
 
 /* ---- INQUIRY ---- */
 
+/* The scan reads the three fields it needs itself (core/xpt/scan.c). */
+#if PCAM_CFG_CODEC_EXTRAS
+
 /* Copy a fixed-width ASCII field: padding (spaces or NULs) at the end is
  * dropped, anything else outside printable ASCII becomes '?', so the
  * result is always safe to print. */
@@ -31,6 +34,23 @@ static bool bit(uint8_t b, unsigned n)
     return ((b >> n) & 1u) != 0;
 }
 
+/* The one-bit flags: where each lives in the data and in pcam_inquiry, and
+ * how many valid bytes it needs (bytes 5-7 come as a group). A table walked
+ * once instead of a load, shift and store written out per flag. */
+#define FLAG(field, byte, bitno, need) {(uint8_t)offsetof(pcam_inquiry, field), byte, bitno, need}
+static const struct inq_flag {
+    uint8_t field, byte, bit, need;
+} inq_flags[] = {
+    FLAG(rmb, 1, 7, 2),      FLAG(lu_cong, 1, 6, 2),  FLAG(normaca, 3, 5, 4),
+    FLAG(hisup, 3, 4, 4),    FLAG(sccs, 5, 7, 8),     FLAG(acc, 5, 6, 8),
+    FLAG(threepc, 5, 3, 8),  FLAG(protect, 5, 0, 8),  FLAG(encserv, 6, 6, 8),
+    FLAG(multip, 6, 4, 8),   FLAG(mchngr, 6, 3, 8),   FLAG(addr16, 6, 0, 8),
+    FLAG(wbus16, 7, 5, 8),   FLAG(sync, 7, 4, 8),     FLAG(linked, 7, 3, 8),
+    FLAG(trandis, 7, 2, 8),  FLAG(cmdque, 7, 1, 8),   FLAG(qas, 56, 1, 57),
+    FLAG(ius, 56, 0, 57),
+};
+#undef FLAG
+
 pcam_err pcam_inquiry_parse(const uint8_t *buf, size_t len, pcam_inquiry *out)
 {
     size_t valid;
@@ -48,41 +68,26 @@ pcam_err pcam_inquiry_parse(const uint8_t *buf, size_t len, pcam_inquiry *out)
         valid = len;
     out->bytes_valid = (uint16_t)valid;
 
+    for (i = 0; i < sizeof inq_flags / sizeof inq_flags[0]; i++) {
+        const struct inq_flag *f = &inq_flags[i];
+        if (valid >= f->need)
+            *(bool *)((char *)out + f->field) = bit(buf[f->byte], f->bit);
+    }
     if (valid >= 1) {
         out->qualifier = (uint8_t)(buf[0] >> 5);
         out->device_type = (uint8_t)(buf[0] & 0x1F);
     }
-    if (valid >= 2) {
-        out->rmb = bit(buf[1], 7);
-        out->lu_cong = bit(buf[1], 6);
-    }
     if (valid >= 3)
         out->version = buf[2];
-    if (valid >= 4) {
-        out->normaca = bit(buf[3], 5);
-        out->hisup = bit(buf[3], 4);
+    if (valid >= 4)
         out->response_format = (uint8_t)(buf[3] & 0x0F);
-    }
     if (len < 5)
         return PCAM_ERR_TRUNCATED;
     out->additional_length = buf[4];
 
     if (valid >= 8) {
         out->have_flags = true;
-        out->sccs = bit(buf[5], 7);
-        out->acc = bit(buf[5], 6);
         out->tpgs = (uint8_t)((buf[5] >> 4) & 3u);
-        out->threepc = bit(buf[5], 3);
-        out->protect = bit(buf[5], 0);
-        out->encserv = bit(buf[6], 6);
-        out->multip = bit(buf[6], 4);
-        out->mchngr = bit(buf[6], 3);
-        out->addr16 = bit(buf[6], 0);
-        out->wbus16 = bit(buf[7], 5);
-        out->sync = bit(buf[7], 4);
-        out->linked = bit(buf[7], 3);
-        out->trandis = bit(buf[7], 2);
-        out->cmdque = bit(buf[7], 1);
     }
     if (valid >= 16) {
         out->have_vendor = true;
@@ -99,14 +104,13 @@ pcam_err pcam_inquiry_parse(const uint8_t *buf, size_t len, pcam_inquiry *out)
     if (valid >= 57) {
         out->have_spi = true;
         out->clocking = (uint8_t)((buf[56] >> 2) & 3u);
-        out->qas = bit(buf[56], 1);
-        out->ius = bit(buf[56], 0);
     }
     for (i = 0; i < 8 && valid >= 58 + 2 * (i + 1); i++)
         out->version_desc[i] = pcam_get_be16(buf + 58 + 2 * i);
     out->version_desc_count = (uint8_t)i;
     return PCAM_OK;
 }
+#endif /* PCAM_CFG_CODEC_EXTRAS */
 
 #if PCAM_CFG_TEXT
 /* SPC-4 peripheral device type table (facts; pcam's wording). */
@@ -145,6 +149,9 @@ const char *pcam_device_type_name(uint8_t type)
 #endif /* PCAM_CFG_TEXT */
 
 /* ---- REPORT LUNS ---- */
+
+/* The core reads REPORT LUNS data only in its scan. */
+#if PCAM_CFG_REPORT_LUNS || PCAM_CFG_CODEC_EXTRAS
 
 static bool any_nonzero(const uint8_t *p, size_t n)
 {
@@ -275,19 +282,4 @@ pcam_err pcam_report_luns_get(const uint8_t *buf, size_t len, uint32_t index, pc
         return PCAM_ERR_TRUNCATED;
     return pcam_lun_decode(buf + off, out);
 }
-
-int pcam_lun_encode(uint32_t lun, uint8_t out[8])
-{
-    if (out == NULL)
-        return PCAM_ERR_NULL;
-    if (lun >= 16384u)
-        return PCAM_ERR_RANGE;
-    memset(out, 0, 8);
-    if (lun < 256u) {
-        out[1] = (uint8_t)lun;
-    } else {
-        out[0] = (uint8_t)(0x40u | (lun >> 8));
-        out[1] = (uint8_t)lun;
-    }
-    return PCAM_OK;
-}
+#endif /* PCAM_CFG_REPORT_LUNS || PCAM_CFG_CODEC_EXTRAS */

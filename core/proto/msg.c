@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * SPI message parser and builders (see pcam_msg.h); names and the
- * formatter are in msg_text.c.
+ * SPI message decoder and the builders the core sends in every
+ * configuration (see pcam_msg.h); the incremental parser is in
+ * msg_parser.c, the other builders in msg_build.c, names and the formatter
+ * in msg_text.c.
  *
  * Code values and layouts are SPI-2..SPI-5 facts; cross-checked against
  * FreeBSD cam/scsi/scsi_message.h and Linux include/scsi/scsi_proto.h.
@@ -27,76 +29,58 @@ static bool is_two_byte(uint8_t code)
     return code >= 0x20 && code <= 0x2F;
 }
 
-static bool is_one_byte(uint8_t code)
-{
-    return code != PCAM_MSG_EXTENDED && !is_two_byte(code) && code < PCAM_MSG_IDENTIFY;
-}
 
-void pcam_msg_parser_init(pcam_msg_parser *p)
-{
-    if (p == NULL)
-        return;
-    memset(p, 0, sizeof *p);
-}
 
-bool pcam_msg_parser_busy(const pcam_msg_parser *p)
-{
-    return p != NULL && p->have != 0;
-}
-
-/* Fill the identity part of *out from what the parser holds, then reset
- * the parser so the next byte starts a new message. */
-static void take_header(pcam_msg_parser *p, pcam_msg *out)
+/* Fill the identity part of *out from the first `have` bytes of a message. */
+static void take_header(const uint8_t *b, size_t have, pcam_msg *out)
 {
     memset(out, 0, sizeof *out);
-    out->code = p->buf[0];
-    out->length = p->have;
+    out->code = b[0];
+    out->length = (uint16_t)have;
     if (out->code == PCAM_MSG_EXTENDED) {
-        if (p->have >= 2)
-            out->ext_length = p->buf[1];
-        if (p->have >= 3)
-            out->ext_code = p->buf[2];
+        if (have >= 2)
+            out->ext_length = b[1];
+        if (have >= 3)
+            out->ext_code = b[2];
     }
 }
 
-static int fail(pcam_msg_parser *p, pcam_msg *out, pcam_msg_kind kind, pcam_err err)
-{
-    take_header(p, out);
-    out->kind = kind;
-    pcam_msg_parser_init(p);
-    return (int)err;
-}
+/* Kinds of the one-byte codes below 0x18, 0 (never a one-byte kind) for
+ * the reserved ones: 0x0F..0x13 are obsolete SCSI-2 recovery / I/O-process
+ * messages an initiator never needs, 0x14, 0x15 and 0x18..0x1F reserved,
+ * and 0x01 is EXTENDED, which never comes here. A table, not a switch: a
+ * third of the size. */
+static const uint8_t one_byte_kinds[0x18] = {
+    [PCAM_MSG_COMMAND_COMPLETE] = PCAM_MSGK_COMMAND_COMPLETE,
+    [PCAM_MSG_SAVE_DATA_POINTER] = PCAM_MSGK_SAVE_DATA_POINTER,
+    [PCAM_MSG_RESTORE_POINTERS] = PCAM_MSGK_RESTORE_POINTERS,
+    [PCAM_MSG_DISCONNECT] = PCAM_MSGK_DISCONNECT,
+    [PCAM_MSG_INITIATOR_DETECTED_ERROR] = PCAM_MSGK_INITIATOR_DETECTED_ERROR,
+    [PCAM_MSG_ABORT_TASK_SET] = PCAM_MSGK_ABORT_TASK_SET,
+    [PCAM_MSG_MESSAGE_REJECT] = PCAM_MSGK_MESSAGE_REJECT,
+    [PCAM_MSG_NO_OPERATION] = PCAM_MSGK_NO_OPERATION,
+    [PCAM_MSG_MESSAGE_PARITY_ERROR] = PCAM_MSGK_MESSAGE_PARITY_ERROR,
+    [PCAM_MSG_LINKED_COMMAND_COMPLETE] = PCAM_MSGK_LINKED_COMMAND_COMPLETE,
+    [PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG] = PCAM_MSGK_LINKED_COMMAND_COMPLETE,
+    [PCAM_MSG_TARGET_RESET] = PCAM_MSGK_TARGET_RESET,
+    [PCAM_MSG_ABORT_TASK] = PCAM_MSGK_ABORT_TASK,
+    [PCAM_MSG_CLEAR_TASK_SET] = PCAM_MSGK_CLEAR_TASK_SET,
+    [PCAM_MSG_CLEAR_ACA] = PCAM_MSGK_CLEAR_ACA,
+    [PCAM_MSG_LOGICAL_UNIT_RESET] = PCAM_MSGK_LOGICAL_UNIT_RESET,
+};
 
 static int one_byte_kind(uint8_t code, pcam_msg *out)
 {
-    switch (code) {
-    case PCAM_MSG_COMMAND_COMPLETE: out->kind = PCAM_MSGK_COMMAND_COMPLETE; break;
-    case PCAM_MSG_SAVE_DATA_POINTER: out->kind = PCAM_MSGK_SAVE_DATA_POINTER; break;
-    case PCAM_MSG_RESTORE_POINTERS: out->kind = PCAM_MSGK_RESTORE_POINTERS; break;
-    case PCAM_MSG_DISCONNECT: out->kind = PCAM_MSGK_DISCONNECT; break;
-    case PCAM_MSG_INITIATOR_DETECTED_ERROR: out->kind = PCAM_MSGK_INITIATOR_DETECTED_ERROR; break;
-    case PCAM_MSG_ABORT_TASK_SET: out->kind = PCAM_MSGK_ABORT_TASK_SET; break;
-    case PCAM_MSG_MESSAGE_REJECT: out->kind = PCAM_MSGK_MESSAGE_REJECT; break;
-    case PCAM_MSG_NO_OPERATION: out->kind = PCAM_MSGK_NO_OPERATION; break;
-    case PCAM_MSG_MESSAGE_PARITY_ERROR: out->kind = PCAM_MSGK_MESSAGE_PARITY_ERROR; break;
-    case PCAM_MSG_LINKED_COMMAND_COMPLETE: out->kind = PCAM_MSGK_LINKED_COMMAND_COMPLETE; break;
-    case PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG:
-        out->kind = PCAM_MSGK_LINKED_COMMAND_COMPLETE;
-        out->linked_flag = true;
-        break;
-    case PCAM_MSG_TARGET_RESET: out->kind = PCAM_MSGK_TARGET_RESET; break;
-    case PCAM_MSG_ABORT_TASK: out->kind = PCAM_MSGK_ABORT_TASK; break;
-    case PCAM_MSG_CLEAR_TASK_SET: out->kind = PCAM_MSGK_CLEAR_TASK_SET; break;
-    case PCAM_MSG_CLEAR_ACA: out->kind = PCAM_MSGK_CLEAR_ACA; break;
-    case PCAM_MSG_LOGICAL_UNIT_RESET: out->kind = PCAM_MSGK_LOGICAL_UNIT_RESET; break;
-    case PCAM_MSG_QAS_REQUEST: out->kind = PCAM_MSGK_QAS_REQUEST; break;
-    default:
-        /* 0x0F..0x13 are obsolete SCSI-2 recovery / I/O-process messages
-         * an initiator never needs; the rest are reserved. Either way the
-         * answer is MESSAGE REJECT. */
+    uint8_t kind = code < sizeof one_byte_kinds ? one_byte_kinds[code] : 0;
+    if (code == PCAM_MSG_QAS_REQUEST)
+        kind = PCAM_MSGK_QAS_REQUEST;
+    if (kind == 0) {
+        /* Reserved or obsolete: either way the answer is MESSAGE REJECT. */
         out->kind = PCAM_MSGK_RESERVED;
         return PCAM_ERR_RESERVED;
     }
+    out->kind = (pcam_msg_kind)kind;
+    out->linked_flag = code == PCAM_MSG_LINKED_COMMAND_COMPLETE_FLAG;
     return PCAM_OK;
 }
 
@@ -119,25 +103,27 @@ static int identify_kind(uint8_t code, pcam_msg *out)
 
 static int two_byte_kind(const uint8_t *b, pcam_msg *out)
 {
-    switch (b[0]) {
-    case PCAM_MSG_SIMPLE_TAG: out->kind = PCAM_MSGK_SIMPLE_TAG; break;
-    case PCAM_MSG_HEAD_OF_QUEUE_TAG: out->kind = PCAM_MSGK_HEAD_OF_QUEUE_TAG; break;
-    case PCAM_MSG_ORDERED_TAG: out->kind = PCAM_MSGK_ORDERED_TAG; break;
-    case PCAM_MSG_ACA_TAG: out->kind = PCAM_MSGK_ACA_TAG; break;
-    case PCAM_MSG_IGNORE_WIDE_RESIDUE:
+    /* Kinds of 0x20..0x24; 0x25..0x2F are reserved. */
+    static const uint8_t kinds[5] = {PCAM_MSGK_SIMPLE_TAG, PCAM_MSGK_HEAD_OF_QUEUE_TAG,
+                                     PCAM_MSGK_ORDERED_TAG, PCAM_MSGK_IGNORE_WIDE_RESIDUE,
+                                     PCAM_MSGK_ACA_TAG};
+    unsigned i = (unsigned)b[0] - PCAM_MSG_SIMPLE_TAG;
+
+    if (i >= sizeof kinds) {
+        out->kind = PCAM_MSGK_RESERVED;
+        return PCAM_ERR_RESERVED;
+    }
+    if (b[0] == PCAM_MSG_IGNORE_WIDE_RESIDUE) {
         /* Counts 00h and 04h..FFh are reserved (SPI-3). */
         out->residue = b[1];
         if (b[1] == 0 || b[1] > 3) {
             out->kind = PCAM_MSGK_MALFORMED;
             return PCAM_ERR_RANGE;
         }
-        out->kind = PCAM_MSGK_IGNORE_WIDE_RESIDUE;
-        return PCAM_OK;
-    default:
-        out->kind = PCAM_MSGK_RESERVED;
-        return PCAM_ERR_RESERVED;
+    } else {
+        out->tag = b[1];
     }
-    out->tag = b[1];
+    out->kind = (pcam_msg_kind)kinds[i];
     return PCAM_OK;
 }
 
@@ -179,92 +165,59 @@ static int extended_kind(const uint8_t *b, pcam_msg *out)
     }
 }
 
-static int complete(pcam_msg_parser *p, pcam_msg *out)
+/* The message is the `have` bytes at b, all of them there. */
+static int complete(const uint8_t *b, size_t have, pcam_msg *out)
 {
-    int rc;
-    uint8_t code = p->buf[0];
+    uint8_t code = b[0];
 
-    take_header(p, out);
+    take_header(b, have, out);
     if (code >= PCAM_MSG_IDENTIFY)
-        rc = identify_kind(code, out);
-    else if (code == PCAM_MSG_EXTENDED)
-        rc = extended_kind(p->buf, out);
-    else if (is_two_byte(code))
-        rc = two_byte_kind(p->buf, out);
-    else
-        rc = one_byte_kind(code, out);
-    pcam_msg_parser_init(p);
-    return rc;
+        return identify_kind(code, out);
+    if (code == PCAM_MSG_EXTENDED)
+        return extended_kind(b, out);
+    if (is_two_byte(code))
+        return two_byte_kind(b, out);
+    return one_byte_kind(code, out);
 }
 
-int pcam_msg_parser_feed(pcam_msg_parser *p, uint8_t byte, pcam_msg *out)
-{
-    if (p == NULL || out == NULL)
-        return PCAM_ERR_NULL;
-    /* A corrupted or foreign struct must not index past buf. */
-    if (p->have >= 2 + 255 || (p->total != 0 && p->have >= p->total))
-        pcam_msg_parser_init(p);
 
-    if (p->have < PCAM_MSG_MAX_LEN)
-        p->buf[p->have] = byte;
-    p->have++;
-
-    if (p->have == 1) {
-        if (byte == PCAM_MSG_EXTENDED)
-            return 1;
-        if (is_two_byte(byte)) {
-            p->total = 2;
-            return 1;
-        }
-        p->total = 1;
-        return complete(p, out);
-    }
-
-    if (p->buf[0] == PCAM_MSG_EXTENDED) {
-        if (p->have == 2) {
-            if (byte == 0)
-                return fail(p, out, PCAM_MSGK_MALFORMED, PCAM_ERR_LENGTH);
-            p->total = (uint16_t)(2u + byte);
-            return byte;
-        }
-        if (p->have == 3) {
-            uint8_t want = ext_expected_length(byte);
-            if (want != 0 && p->buf[1] != want)
-                return fail(p, out, PCAM_MSGK_MALFORMED, PCAM_ERR_LENGTH);
-        }
-    }
-
-    if (p->have < p->total)
-        return (int)(p->total - p->have);
-    return complete(p, out);
-}
-
+/* Straight from the buffer, without the incremental parser (msg_parser.c),
+ * which the core does not need: it has every byte so far at hand. */
 int pcam_msg_decode(const uint8_t *buf, size_t len, pcam_msg *out, size_t *consumed)
 {
-    pcam_msg_parser p;
-    int rc = 1;
-    size_t i;
+    size_t total = 1;
+    int rc;
 
     if (consumed != NULL)
         *consumed = 0;
     if (out == NULL || (buf == NULL && len != 0))
         return PCAM_ERR_NULL;
-    pcam_msg_parser_init(&p);
-    for (i = 0; i < len; i++) {
-        rc = pcam_msg_parser_feed(&p, buf[i], out);
-        if (rc <= 0) {
-            if (consumed != NULL)
-                *consumed = i + 1;
-            return rc;
+    if (len == 0)
+        return 1;
+    if (buf[0] == PCAM_MSG_EXTENDED) {
+        if (len < 2)
+            return 1;
+        total = 2u + buf[1];
+        /* The length byte is checked as soon as it is there, and against
+         * the code as soon as that is: the message ends at the bad byte. */
+        if (buf[1] == 0 || (len >= 3 && ext_expected_length(buf[2]) != 0 &&
+                            buf[1] != ext_expected_length(buf[2]))) {
+            total = buf[1] == 0 ? 2u : 3u;
+            take_header(buf, total, out);
+            out->kind = PCAM_MSGK_MALFORMED;
+            rc = PCAM_ERR_LENGTH;
+            goto done;
         }
+    } else if (is_two_byte(buf[0])) {
+        total = 2;
     }
+    if (len < total)
+        return (int)(total - len);
+    rc = complete(buf, total, out);
+done:
+    if (consumed != NULL)
+        *consumed = total;
     return rc;
-}
-
-int pcam_msg_bytes_needed(const uint8_t *buf, size_t have)
-{
-    pcam_msg scratch;
-    return pcam_msg_decode(buf, have, &scratch, NULL);
 }
 
 /* ---- builders ---- */
@@ -277,15 +230,6 @@ static int put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
         return PCAM_ERR_NOSPACE;
     memcpy(buf, src, n);
     return (int)n;
-}
-
-int pcam_msg_build_byte(uint8_t *buf, size_t cap, uint8_t code)
-{
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (!is_one_byte(code))
-        return PCAM_ERR_RANGE;
-    return put_bytes(buf, cap, &code, 1);
 }
 
 int pcam_msg_build_identify(uint8_t *buf, size_t cap, uint8_t lun, bool disconnect_ok)
@@ -312,18 +256,6 @@ int pcam_msg_build_tag(uint8_t *buf, size_t cap, uint8_t code, uint8_t tag)
     return put_bytes(buf, cap, b, 2);
 }
 
-int pcam_msg_build_ignore_wide_residue(uint8_t *buf, size_t cap, uint8_t count)
-{
-    uint8_t b[2];
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (count == 0 || count > 3)
-        return PCAM_ERR_RANGE;
-    b[0] = PCAM_MSG_IGNORE_WIDE_RESIDUE;
-    b[1] = count;
-    return put_bytes(buf, cap, b, 2);
-}
-
 int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset)
 {
     uint8_t b[5];
@@ -335,46 +267,3 @@ int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset
     return put_bytes(buf, cap, b, sizeof b);
 }
 
-int pcam_msg_build_wdtr(uint8_t *buf, size_t cap, uint8_t width_exp)
-{
-    uint8_t b[4];
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (width_exp > PCAM_WIDTH_32BIT)
-        return PCAM_ERR_RANGE;
-    b[0] = PCAM_MSG_EXTENDED;
-    b[1] = PCAM_EXT_WDTR_LEN;
-    b[2] = PCAM_EXT_WDTR;
-    b[3] = width_exp;
-    return put_bytes(buf, cap, b, sizeof b);
-}
-
-int pcam_msg_build_ppr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset,
-                       uint8_t width_exp, uint8_t options)
-{
-    uint8_t b[8];
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (width_exp > PCAM_WIDTH_32BIT)
-        return PCAM_ERR_RANGE;
-    b[0] = PCAM_MSG_EXTENDED;
-    b[1] = PCAM_EXT_PPR_LEN;
-    b[2] = PCAM_EXT_PPR;
-    b[3] = period;
-    b[4] = 0;
-    b[5] = offset;
-    b[6] = width_exp;
-    b[7] = options;
-    return put_bytes(buf, cap, b, sizeof b);
-}
-
-int pcam_msg_build_modify_data_pointer(uint8_t *buf, size_t cap, int32_t argument)
-{
-    uint8_t b[7];
-    b[0] = PCAM_MSG_EXTENDED;
-    b[1] = PCAM_EXT_MODIFY_DATA_POINTER_LEN;
-    b[2] = PCAM_EXT_MODIFY_DATA_POINTER;
-    /* Conversion to unsigned is defined modulo 2^32: two's complement. */
-    pcam_put_be32(b + 3, (uint32_t)argument);
-    return put_bytes(buf, cap, b, sizeof b);
-}

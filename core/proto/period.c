@@ -3,10 +3,13 @@
  * SPI transfer period factors (see pcam_msg.h). The table is an SPI-4/SPI-5
  * fact (the same values as Linux's scsi_transport_spi.c ppr_to_ps table):
  * 0x07..0x0C are special, above 0x0C the period is factor x 4 ns, below
- * 0x07 reserved.
+ * 0x07 reserved. The core negotiates in factors and never converts them,
+ * so the file compiles to nothing with PCAM_CFG_CODEC_EXTRAS 0.
  */
 #include "pcam/pcam_msg.h"
 #include "pcam_util.h"
+
+#if PCAM_CFG_CODEC_EXTRAS
 
 /* Periods of the special factors 0x07..0x0C, in ps. */
 static const uint32_t special_ps[6] = {3125u, 6250u, 12500u, 25000u, 30300u, 50000u};
@@ -46,3 +49,4 @@ uint32_t pcam_period_factor_to_khz(uint8_t factor)
     /* 1 transfer per period: 1/ps THz = 10^9/ps kHz. */
     return ps == 0 ? 0 : 1000000000u / ps;
 }
+#endif /* PCAM_CFG_CODEC_EXTRAS */

@@ -3,20 +3,28 @@
 #include "pcam/pcam_err.h"
 #include "pcam_util.h"
 
+/* The texts of PCAM_OK, PCAM_ERR_NULL (-1) ... PCAM_ERR_UNSUPPORTED (-8) in
+ * that order, then the text of any other value: one string, no pointer table. */
+static const char err_texts[] =
+    "success\0"
+    "required pointer argument is NULL\0"
+    "input is truncated\0"
+    "length does not match the format\0"
+    "value out of range for its field\0"
+    "output buffer too small\0"
+    "unknown or invalid format\0"
+    "reserved or undefined code\0"
+    "not supported\0"
+    "unknown error";
+
 const char *pcam_strerror(int err)
 {
-    switch (err) {
-    case PCAM_OK: return "success";
-    case PCAM_ERR_NULL: return "required pointer argument is NULL";
-    case PCAM_ERR_TRUNCATED: return "input is truncated";
-    case PCAM_ERR_LENGTH: return "length does not match the format";
-    case PCAM_ERR_RANGE: return "value out of range for its field";
-    case PCAM_ERR_NOSPACE: return "output buffer too small";
-    case PCAM_ERR_FORMAT: return "unknown or invalid format";
-    case PCAM_ERR_RESERVED: return "reserved or undefined code";
-    case PCAM_ERR_UNSUPPORTED: return "not supported";
-    default: return "unknown error";
-    }
+    const char *p = err_texts;
+    unsigned skip = err <= 0 && err >= PCAM_ERR_UNSUPPORTED ? (unsigned)-err : 9u;
+    while (skip-- > 0)
+        while (*p++ != '\0')
+            ;
+    return p;
 }
 
 void pcam_sb_init(pcam_strbuf *sb, char *buf, size_t cap)
@@ -45,31 +53,4 @@ void pcam_sb_puts(pcam_strbuf *sb, const char *s)
         s = "(null)";
     while (*s != '\0')
         pcam_sb_putc(sb, *s++);
-}
-
-void pcam_sb_putu(pcam_strbuf *sb, uint64_t v)
-{
-    char tmp[20];
-    unsigned n = 0;
-    do {
-        tmp[n++] = (char)('0' + (unsigned)(v % 10u));
-        v /= 10u;
-    } while (v != 0 && n < sizeof tmp);
-    while (n > 0)
-        pcam_sb_putc(sb, tmp[--n]);
-}
-
-void pcam_sb_puthex(pcam_strbuf *sb, uint64_t v, unsigned min_digits)
-{
-    static const char digits[] = "0123456789ABCDEF";
-    char tmp[16];
-    unsigned n = 0;
-    do {
-        tmp[n++] = digits[v & 0xFu];
-        v >>= 4;
-    } while (v != 0 && n < sizeof tmp);
-    while (n < min_digits && n < sizeof tmp)
-        tmp[n++] = '0';
-    while (n > 0)
-        pcam_sb_putc(sb, tmp[--n]);
 }

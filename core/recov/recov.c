@@ -35,7 +35,9 @@ static pcam_recov_action retry(pcam_bus *bus, pcam_ccb *ccb)
     return PCAM_RA_RETRY;
 }
 
-static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
+/* `l` is the command's LUN slot (NULL if it has none). */
+static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun *l,
+                                         uint32_t *delay_ms)
 {
     uint32_t base = PCAM_SCSI_STATUS_ERROR;
     pcam_sense s;
@@ -63,7 +65,6 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
          * unless this is the first report of the reset the core saw or sent
          * itself, after which it renegotiates already: once is enough. */
         if (s.asc_valid && s.asc == 0x29) {
-            pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
             bool ours = l != NULL && (l->flags & PCAM_LUNF_RESET_UA) != 0;
             if ((bus->targets[ccb->target].flags & PCAM_TGTF_RESET_UA) == 0)
                 pcam_nego_invalidate(bus, ccb->target);
@@ -106,7 +107,6 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
          * it to REQUEST SENSE at a LUN above 0 while a UNIT ATTENTION is
          * pending there). The CHECK CONDITION used the condition up: one
          * retry, within the budget, instead of a hard failure. */
-        const pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
         if (s.asc_valid && s.asc == 0x25 && s.ascq == 0x00 && l != NULL &&
             (l->flags & PCAM_LUNF_PRESENT) != 0 && can_retry(ccb))
             return retry(bus, ccb);
@@ -127,21 +127,19 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, uint32_t 
 pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
 {
     pcam_target *tgt = &bus->targets[ccb->target];
+    pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
     *delay_ms = 0;
     switch (ccb->u.io.scsi_status) {
     case ST_GOOD:
     case ST_CONDITION_MET:
         /* A good status: any UNIT ATTENTION for our reset has been had. */
         tgt->flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
-        {
-            pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
-            if (l != NULL)
-                l->flags &= (uint8_t)~PCAM_LUNF_RESET_UA;
-        }
+        if (l != NULL)
+            l->flags &= (uint8_t)~PCAM_LUNF_RESET_UA;
         ccb->status = PCAM_REQ_CMP;
         return PCAM_RA_COMPLETE;
     case ST_CHECK:
-        return check_condition(bus, ccb, delay_ms);
+        return check_condition(bus, ccb, l, delay_ms);
     case ST_BUSY:
         PCAM_COUNT(*tgt, busy);
         ccb->status = PCAM_SCSI_STATUS_ERROR;

@@ -3,9 +3,13 @@
  * The recovery report of a command (pcam_scsiio::recovery) in words, so an
  * error message can say what the core did about it ("failed: CMD_TIMEOUT
  * after ABORT TASK refused, BUS DEVICE RESET not answered, bus reset").
- * Formatting only: the engine sets the bits as its ladder runs.
+ * Formatting only: the engine sets the bits as its ladder runs. The core
+ * never calls it, so like the other formatters it is compiled only with
+ * PCAM_CFG_TEXT.
  */
 #include "pcam_core.h"
+
+#if PCAM_CFG_TEXT
 
 static void step(pcam_strbuf *sb, bool *first, const char *name, uint16_t bits, uint16_t sent,
                  uint16_t ok, uint16_t refused)
@@ -49,3 +53,4 @@ int pcam_recovery_format(uint16_t bits, char *buf, size_t cap)
     }
     return sb.overflow ? PCAM_ERR_NOSPACE : (int)sb.len;
 }
+#endif /* PCAM_CFG_TEXT */

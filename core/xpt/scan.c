@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Bus scan: INQUIRY on LUN 0 of every ID, REPORT LUNS where the device
- * claims SPC-3 or later (else LUNs 1-7), INQUIRY on each LUN found, and
+ * claims SPC-3 or later (else, and always with PCAM_CFG_REPORT_LUNS 0,
+ * LUNs 1-7), INQUIRY on each LUN found, and
  * device found / lost events as the table changes. It runs on the bus's own
  * internal CCB through the ordinary queues, so scanning obeys every rule
  * (depth, recovery, timeouts) a normal command does. One scan at a time;
@@ -18,10 +19,20 @@ enum { SCAN_INQ0 = 1, SCAN_RLUNS = 2, SCAN_INQ = 3, SCAN_TUR = 4 };
 #define SCAN_TUR_SHIFT 4   /* SCAN_TUR: TEST UNIT READYs sent so far, bits 4..6 */
 #define SCAN_TUR_MAX 4u    /* at most this many per LU */
 #define SCAN_ONE_LUN 0x80u /* PCAM_FN_SCAN_LUN: only the requested path */
-/* Sense of the scan's TEST UNIT READY: in the internal buffer, past the
- * INQUIRY data still needed (REPORT LUNS never runs at the same time). */
-#define SCAN_SENSE_OFF 200u
-#define SCAN_SENSE_LEN 32u
+/* Sense of the scan's TEST UNIT READY: in the internal buffer, right past
+ * the INQUIRY data still needed (REPORT LUNS never runs at the same time),
+ * 32 bytes or what the buffer has left (28 with the smallest, 64 bytes:
+ * fixed-format sense with its sense-key specific bytes is 18). It was at
+ * offset 200, past the end of a 64-byte buffer, where it overwrote the bus
+ * fields after it. */
+#define SCAN_SENSE_OFF ((uint32_t)PCAM_INQ_BYTES)
+#define SCAN_SENSE_LEN \
+    (PCAM_CFG_SCAN_BUF - SCAN_SENSE_OFF < 32u ? PCAM_CFG_SCAN_BUF - SCAN_SENSE_OFF : 32u)
+/* Both must fit (a negative array size fails the build otherwise). */
+typedef char pcam_scan_sense_fits[SCAN_SENSE_OFF + SCAN_SENSE_LEN <= PCAM_CFG_SCAN_BUF &&
+                                          SCAN_SENSE_LEN >= 18u
+                                      ? 1
+                                      : -1];
 
 static void scan_issue(pcam_bus *bus);
 
@@ -41,39 +52,52 @@ static void set_lun_absent(pcam_bus *bus, uint8_t t, uint8_t l)
     }
 }
 
+/* What the scan keeps of standard INQUIRY data (SPC-4): the peripheral
+ * qualifier and device type (byte 0) and CMDQUE (byte 7 bit 1, when the
+ * ADDITIONAL LENGTH in byte 4 reaches it); fewer than 5 bytes is no answer.
+ * Read here rather than through pcam_inquiry_parse(), which decodes every
+ * field for tools and is compiled only with PCAM_CFG_CODEC_EXTRAS; the
+ * rules are the same (tests/unit/test_inquiry.c for the parser, the scan
+ * scenarios for this). */
 static void record_inquiry(pcam_bus *bus, uint8_t t, uint8_t l, const uint8_t *buf, uint32_t len)
 {
     pcam_lun *lun = pcam_core_lun(bus, t, l);
-    pcam_inquiry inq;
     if (lun == NULL)
         return;
-    if (pcam_inquiry_parse(buf, len, &inq) != PCAM_OK || inq.qualifier != 0 ||
-        inq.device_type == 0x1F) {
-        /* Qualifier 1 (capable but not connected) and 3 (no LU) are not devices. */
+    if (len < 5) {
         set_lun_absent(bus, t, l);
-        if (pcam_inquiry_parse(buf, len, &inq) == PCAM_OK) {
-            lun->qualifier = inq.qualifier;
-            lun->type = inq.device_type;
-        }
+        return;
+    }
+    uint8_t qualifier = (uint8_t)(buf[0] >> 5);
+    uint8_t type = (uint8_t)(buf[0] & 0x1Fu);
+    uint32_t valid = (uint32_t)buf[4] + 5u < len ? (uint32_t)buf[4] + 5u : len;
+    bool cmdque = valid >= 8 && (buf[7] & 0x02u) != 0;
+    if (qualifier != 0 || type == 0x1F) {
+        /* Qualifier 1 (capable but not connected) and 3 (no LU) are not
+         * devices; what the LU said it is is kept all the same. */
+        set_lun_absent(bus, t, l);
+        lun->qualifier = qualifier;
+        lun->type = type;
         return;
     }
     bool was = (lun->flags & PCAM_LUNF_PRESENT) != 0;
-    lun->qualifier = inq.qualifier;
-    lun->type = inq.device_type;
+    lun->qualifier = qualifier;
+    lun->type = type;
     lun->inquiry_len = (uint8_t)(len < PCAM_INQ_BYTES ? len : PCAM_INQ_BYTES);
     memcpy(lun->inquiry, buf, lun->inquiry_len);
     lun->flags |= PCAM_LUNF_PRESENT;
-    if (inq.cmdque)
+    if (cmdque)
         lun->flags |= PCAM_LUNF_TAGGED;
     else
         lun->flags &= (uint8_t)~PCAM_LUNF_TAGGED;
     bus->targets[t].flags |= PCAM_TGTF_PRESENT;
     if (!was) {
-        pcam_core_event(bus, PCAM_EV_FOUND, t, l, inq.device_type);
+        pcam_core_event(bus, PCAM_EV_FOUND, t, l, type);
         pcam_core_async(bus, PCAM_AC_FOUND_DEVICE, t, l);
     }
 }
 
+#if PCAM_CFG_REPORT_LUNS
 static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
 {
     uint32_t list_bytes = 0, count = 0;
@@ -87,13 +111,13 @@ static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
             bus->scan_lunmask |= pcam_bit64(a.lun);
     }
 }
+#endif
 
+/* LUNs 1-7 (those of them the bus has slots for). */
 static void default_lunmask(pcam_bus *bus)
 {
     unsigned n = bus->cfg.luns_per_target < 8 ? bus->cfg.luns_per_target : 8;
-    bus->scan_lunmask = 0;
-    for (unsigned l = 1; l < n; l++)
-        bus->scan_lunmask |= pcam_bit64(l);
+    bus->scan_lunmask = ((1u << n) - 1u) & ~1u;
 }
 
 /* Move the cursor to the next LUN to probe, or the next target; false when done. */
@@ -215,6 +239,7 @@ static void scan_done(pcam_ccb *ic)
             }
         }
         if (stage == SCAN_INQ0 && st == PCAM_REQ_CMP && (bus->scan_flags & SCAN_ONE_LUN) == 0) {
+#if PCAM_CFG_REPORT_LUNS
             const pcam_lun *lun0 = pcam_core_lun(bus, t, 0);
             uint8_t version = got > 2 ? bus->internal_buf[2] : 0;
             bool report = bus->cfg.scan_report_luns && version >= 5 && lun0 != NULL;
@@ -223,6 +248,7 @@ static void scan_done(pcam_ccb *ic)
                 scan_issue(bus);
                 return;
             }
+#endif
             default_lunmask(bus);
             bus->scan_flags = SCAN_INQ;
             bus->scan_lun = 0;
@@ -231,7 +257,9 @@ static void scan_done(pcam_ccb *ic)
             bus->scan_lunmask = 0;
             bus->scan_lun = 0;
         }
-    } else if (stage == SCAN_RLUNS) {
+    }
+#if PCAM_CFG_REPORT_LUNS
+    else if (stage == SCAN_RLUNS) {
         if (st == PCAM_REQ_CMP)
             lunmask_from_report(bus, bus->internal_buf, got);
         else
@@ -239,6 +267,7 @@ static void scan_done(pcam_ccb *ic)
         bus->scan_flags = SCAN_INQ;
         bus->scan_lun = 0;
     }
+#endif
     if (!scan_advance(bus)) {
         scan_finish(bus, PCAM_REQ_CMP);
         return;
@@ -268,17 +297,19 @@ static void scan_issue(pcam_bus *bus)
         ic->flags = PCAM_CCB_NO_RECOVERY;
         ic->u.io.dir = PCAM_DIR_NONE;
         ic->u.io.data = NULL;
-        ic->u.io.data_len = 0;
         ic->u.io.retries = 0;
         ic->u.io.sense = bus->internal_buf + SCAN_SENSE_OFF;
         ic->u.io.sense_len = SCAN_SENSE_LEN;
-        memset(ic->u.io.cdb, 0, 6);
-        ic->u.io.cdb_len = 6;
-    } else if (stage == SCAN_RLUNS) {
+        ic->u.io.cdb_len = 6; /* all zero, like the data length: ic was cleared */
+    }
+#if PCAM_CFG_REPORT_LUNS
+    else if (stage == SCAN_RLUNS) {
         ic->u.io.data_len = sizeof bus->internal_buf;
         ic->u.io.cdb_len = (uint8_t)pcam_cdb_report_luns(ic->u.io.cdb, sizeof ic->u.io.cdb, 0,
                                                          (uint32_t)sizeof bus->internal_buf);
-    } else {
+    }
+#endif
+    else {
         ic->u.io.data_len = PCAM_INQ_BYTES;
         ic->u.io.cdb_len = (uint8_t)pcam_cdb_inquiry(ic->u.io.cdb, sizeof ic->u.io.cdb, false, 0,
                                                      PCAM_INQ_BYTES);
@@ -288,12 +319,11 @@ static void scan_issue(pcam_bus *bus)
 
 void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb)
 {
+    ccb->priv.state = PCAM_CS_MGMT;
     if (bus->scan_ccb != NULL) {
-        ccb->priv.state = PCAM_CS_MGMT;
         pcam_ccbq_push_tail(&bus->scan_q, ccb);
         return;
     }
-    ccb->priv.state = PCAM_CS_MGMT;
     bus->scan_ccb = ccb;
     if (ccb->func == PCAM_FN_SCAN_LUN) {
         bus->scan_target = ccb->target;

@@ -32,8 +32,10 @@
  * @brief 1: the formatters and name tables (pcam_sense_format(),
  * pcam_asc_format(), pcam_sense_key_name(), pcam_msg_format(),
  * pcam_msg_name(), pcam_msg_ext_name(), pcam_device_type_name(), and the
- * CDB decoder and formatter pcam_cdb_decode() / pcam_cdb_format()). 0:
- * none of them is compiled; the core never calls them itself. The short
+ * CDB decoder and formatter pcam_cdb_decode() / pcam_cdb_format(), the
+ * recovery report pcam_recovery_format(), and the number writers of the
+ * text builder they share). 0: none of them is compiled; the core never
+ * calls them itself. The short
  * name functions (pcam_status_name(), pcam_strerror(), pcam_phase_name(),
  * pcam_dir_name()) stay, since a shim's error messages need them.
  */
@@ -55,13 +57,43 @@
 /**
  * @def PCAM_CFG_CODEC_EXTRAS
  * @brief 1: the codec functions the core itself never calls, for tools,
- * shims and target models: the CDB builders other than INQUIRY and REPORT
- * LUNS (pcam_cdb_read(), pcam_cdb_mode_sense(), ...), the sense builders,
- * and READ CAPACITY parsing and building (cdb_build.c, sense_build.c and
- * capacity.c in core/proto). 0: none of them is compiled.
+ * shims and target models:
+ * - the CDB builders other than INQUIRY and REPORT LUNS (pcam_cdb_read(),
+ *   pcam_cdb_mode_sense(), ...) and the sense builders;
+ * - READ CAPACITY parsing and building;
+ * - the INQUIRY parser pcam_inquiry_parse() (the scan reads the qualifier,
+ *   device type and CMDQUE itself) and the LUN encoder pcam_lun_encode();
+ * - the period factor conversions (pcam_period_factor_to_ps() and the
+ *   others);
+ * - the message builders for messages the core never sends
+ *   (pcam_msg_build_byte(), pcam_msg_build_ignore_wide_residue(),
+ *   pcam_msg_build_modify_data_pointer()), pcam_msg_bytes_needed(), and the
+ *   incremental parser pcam_msg_parser_init() / _feed() / _busy() (the core
+ *   decodes with pcam_msg_decode()).
+ *
+ * 0: none of them is compiled (cdb_build.c, sense_build.c, capacity.c,
+ * lun_build.c, period.c and msg_parser.c in core/proto compile to nothing,
+ * and parts of inquiry.c and msg_build.c).
  */
 #ifndef PCAM_CFG_CODEC_EXTRAS
 #define PCAM_CFG_CODEC_EXTRAS 1
+#endif
+
+/**
+ * @def PCAM_CFG_REPORT_LUNS
+ * @brief 1: the bus scan asks LUN 0 of a device that claims SPC-3 or later
+ * for its LUN list with REPORT LUNS (when
+ * pcam_bus_config::scan_report_luns is set), and the REPORT LUNS codec the
+ * scan reads it with (pcam_cdb_report_luns(), pcam_report_luns_header(),
+ * pcam_report_luns_get(), pcam_lun_decode()) is compiled. 0: the scan
+ * probes LUNs 1-7 of every device with INQUIRY, as it does for an older
+ * device or with scan_report_luns false (which has no effect then); on
+ * SPI, whose IDENTIFY message addresses LUNs 0-7 only, that reaches the
+ * same LUNs, with an INQUIRY per absent LUN instead of one REPORT LUNS.
+ * The codec functions stay for tools with #PCAM_CFG_CODEC_EXTRAS.
+ */
+#ifndef PCAM_CFG_REPORT_LUNS
+#define PCAM_CFG_REPORT_LUNS 1
 #endif
 
 /**
@@ -97,11 +129,44 @@
 /**
  * @def PCAM_CFG_MAX_TARGETS
  * @brief Target IDs the bus storage has room for: 16 (wide buses) or 8.
- * With 8, a wide chip is driven as a narrow one (IDs 0-7, no WDTR), and
- * every per-target array in ::pcam_bus halves.
+ * With 8, a wide chip is driven as a narrow one (IDs 0-7, no WDTR:
+ * #PCAM_CFG_WIDE is forced to 0), and every per-target array in ::pcam_bus
+ * halves.
  */
 #ifndef PCAM_CFG_MAX_TARGETS
 #define PCAM_CFG_MAX_TARGETS 16
+#endif
+
+/**
+ * @def PCAM_CFG_WIDE
+ * @brief 1: wide (16-bit) transfers are negotiated: the core sends WDTR
+ * when its goal is wide, judges the target's WDTR answer, steps down the
+ * MESSAGE REJECT ladder's wide rung, and pcam_msg_build_wdtr() is
+ * compiled. 0: every transfer is narrow; none of that code is compiled. A
+ * target that sends WDTR itself still gets the answer a narrow initiator
+ * must give (SPI-3 4.12.3), WDTR with width 0 (8-bit), after which both
+ * ends are asynchronous narrow and the core's own SDTR follows. Forced to
+ * 0 when #PCAM_CFG_MAX_TARGETS is 8 (a narrow bus has no upper byte lanes).
+ */
+#ifndef PCAM_CFG_WIDE
+#define PCAM_CFG_WIDE 1
+#endif
+
+/**
+ * @def PCAM_CFG_PPR
+ * @brief 1: PARALLEL PROTOCOL REQUEST (DT clocking, IU and QAS, and the
+ * period factors 0x08/0x09) is negotiated on chips that report
+ * PCAM_HAL_CAP_DT, IU or QAS: the PPR builder pcam_msg_build_ppr(), the
+ * check of a target's PPR answer, the ladder's PPR rung and the answer to
+ * a target's PPR are compiled. 0: none of that code is compiled and the
+ * core negotiates as it does for a chip without DT, IU and QAS: SDTR (and
+ * WDTR with #PCAM_CFG_WIDE) only, and a target that sends PPR itself is
+ * answered with MESSAGE REJECT, which by SPI leaves both ends asynchronous
+ * narrow before the core's own WDTR/SDTR. Forced to 0 when #PCAM_CFG_WIDE
+ * is 0: DT, and so every PPR option, is defined on wide buses only.
+ */
+#ifndef PCAM_CFG_PPR
+#define PCAM_CFG_PPR 1
 #endif
 
 /**
@@ -167,6 +232,26 @@
 #endif
 #if PCAM_CFG_SCAN_BUF < 64 || PCAM_CFG_SCAN_BUF > 65535
 #error "PCAM_CFG_SCAN_BUF must be from 64 to 65535"
+#endif
+
+#if PCAM_CFG_WIDE != 0 && PCAM_CFG_WIDE != 1
+#error "PCAM_CFG_WIDE must be 0 or 1"
+#endif
+#if PCAM_CFG_PPR != 0 && PCAM_CFG_PPR != 1
+#error "PCAM_CFG_PPR must be 0 or 1"
+#endif
+#if PCAM_CFG_REPORT_LUNS != 0 && PCAM_CFG_REPORT_LUNS != 1
+#error "PCAM_CFG_REPORT_LUNS must be 0 or 1"
+#endif
+
+/* Eight IDs is a narrow bus: no wide transfers, and without wide no DT. */
+#if PCAM_CFG_MAX_TARGETS == 8
+#undef PCAM_CFG_WIDE
+#define PCAM_CFG_WIDE 0
+#endif
+#if !PCAM_CFG_WIDE
+#undef PCAM_CFG_PPR
+#define PCAM_CFG_PPR 0
 #endif
 
 /* Text tables live inside the formatters: no formatters, no tables. */

@@ -17,7 +17,16 @@ PCAM_CFG_TEXT:pcam_msg_format PCAM_CFG_TEXT:pcam_msg_name PCAM_CFG_TEXT:pcam_dev
 PCAM_CFG_TEXT:pcam_cdb_decode PCAM_CFG_TEXT:pcam_cdb_format PCAM_CFG_SENSE_TEXT:pcam_asc_stream
 PCAM_CFG_CMDLEVEL:pcam_bus_hal_done PCAM_CFG_CMDLEVEL:pcam_bus_hal_msg_in PCAM_CFG_CMDLEVEL:pcam_dec_kick
 PCAM_CFG_CODEC_EXTRAS:pcam_cdb_read PCAM_CFG_CODEC_EXTRAS:pcam_sense_build_fixed
-PCAM_CFG_CODEC_EXTRAS:pcam_read_capacity16_parse PCAM_CFG_INVARIANTS:pcam_q_check PCAM_CFG_INVARIANTS:pcam_engine_check"
+PCAM_CFG_CODEC_EXTRAS:pcam_read_capacity16_parse PCAM_CFG_INVARIANTS:pcam_q_check PCAM_CFG_INVARIANTS:pcam_engine_check
+PCAM_CFG_TEXT:pcam_recovery_format PCAM_CFG_TEXT:pcam_sb_putu PCAM_CFG_TEXT:pcam_sb_puthex
+PCAM_CFG_CODEC_EXTRAS:pcam_lun_encode PCAM_CFG_CODEC_EXTRAS:pcam_period_factor_to_ps
+PCAM_CFG_CODEC_EXTRAS:pcam_period_ps_to_factor PCAM_CFG_CODEC_EXTRAS:pcam_msg_build_byte
+PCAM_CFG_CODEC_EXTRAS:pcam_msg_build_ignore_wide_residue PCAM_CFG_CODEC_EXTRAS:pcam_msg_build_modify_data_pointer
+PCAM_CFG_CODEC_EXTRAS:pcam_msg_bytes_needed PCAM_CFG_CODEC_EXTRAS:pcam_msg_parser_feed
+PCAM_CFG_CODEC_EXTRAS:pcam_inquiry_parse
+PCAM_CFG_WIDE:pcam_msg_build_wdtr PCAM_CFG_PPR:pcam_msg_build_ppr PCAM_CFG_PPR:pcam_nego_chip_ppr
+PCAM_CFG_REPORT_LUNS:pcam_cdb_report_luns PCAM_CFG_REPORT_LUNS:pcam_report_luns_header
+PCAM_CFG_REPORT_LUNS:pcam_report_luns_get PCAM_CFG_REPORT_LUNS:pcam_lun_decode"
 for e in $gone; do
   sw=${e%%:*} sym=${e#*:}
   grep -qx "$sym" "${TMPDIR:-/tmp}/pcam-sym-full.$$" || { echo "FAIL: $sym missing from the default library"; bad=1; }

@@ -72,4 +72,25 @@ for cfg in default minimal; do
   echo "freestanding $variant $cfg: text+data bytes:$line; sizeof:$ram;" \
        "bus + 8 LUN slots = $((sz_bus + 8 * sz_lun)) bytes"
 done
+# The negotiation and scan switches one at a time on the default
+# configuration (a wide bus without PPR, a 16-ID bus without wide
+# transfers, a scan without REPORT LUNS): every #if they guard must compile
+# warning-free in combinations the minimal build does not reach. The core
+# only; sizes for the record.
+line=""
+for sw in PCAM_CFG_PPR PCAM_CFG_WIDE PCAM_CFG_REPORT_LUNS; do
+  objs=""
+  for f in $(find "$src/core" -name '*.c' | sort); do
+    o="$work/$sw-$(echo "${f#$src/}" | tr / _).o"
+    # shellcheck disable=SC2086
+    $cc $flags $arch -D$sw=0 -isystem "$inc" -I"$src/include" -I"$src/core/include" \
+        -I"$src/core" -c "$f" -o "$o"
+    objs="$objs $o"
+    files=$((files + 1))
+  done
+  # shellcheck disable=SC2086
+  bytes=$($size $objs | awk 'NR > 1 {t += $1 + $2} END {print t}')
+  line="$line ${sw#PCAM_CFG_}=0:core=$bytes"
+done
+echo "freestanding $variant default with one switch off:$line"
 echo "freestanding $variant: $files files compiled warning-free (-ffreestanding -nostdinc -Wundef)"
