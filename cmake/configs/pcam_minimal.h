@@ -6,7 +6,7 @@
  * itself (CDB and sense builders, the INQUIRY parser, the byte-at-a-time
  * message parser, period and LUN conversions), no REPORT
  * LUNS in the scan (LUNs 1-7 are probed with INQUIRY), no invariant
- * checker, no event ring or counters, 32 tags per LUN, a 16-bucket tag
+ * checker, no event ring, counters or log texts, 32 tags per LUN, a 16-bucket tag
  * index and a 64-byte scan buffer. Used as an embedder's own
  * configuration file would be:
  *
@@ -32,5 +32,6 @@
 #define PCAM_CFG_EVENT_RING 0
 #define PCAM_CFG_SCAN_BUF 64
 #define PCAM_CFG_COUNTERS 0
+#define PCAM_CFG_LOG_TEXT 0
 
 #endif /* PCAM_MINIMAL_H */

@@ -356,7 +356,7 @@ static void data_phase(pcam_bus *bus, pcam_phase phase)
              * and it kept, or a lie): bytes from the bit bucket would be
              * written to its medium. Only RST ends it without (found by
              * pcambench --soak with targets deaf to ABORT TASK). */
-            reset_for_phase(bus, phase, "data out for a task that is not ours; resetting the bus");
+            reset_for_phase(bus, phase, PCAM_LOG_TEXT("data out for a task that is not ours; resetting the bus"));
             return;
         }
         /* Data in with no nexus: a lying target. End it and keep the bus alive. */
@@ -396,7 +396,7 @@ static void data_phase(pcam_bus *bus, pcam_phase phase)
 static void reset_for_phase(pcam_bus *bus, pcam_phase phase, const char *why)
 {
     pcam_core_event(bus, PCAM_EV_BAD_PHASE, bus->conn_target, bus->conn_lun, (uint32_t)phase);
-    pcam_core_log(bus, PCAM_LOG_WARN, why, pcam_phase_name(phase));
+    (pcam_core_log)(bus, PCAM_LOG_WARN, why, pcam_phase_name(phase)); /* why: PCAM_LOG_TEXT() */
     if (bus->nexus != NULL && (bus->nexus->priv.flags & PCAM_CF_ABORT) == 0) {
         bus->nexus->priv.flags |= PCAM_CF_PARITY; /* reuse: "transport error, retry" */
         bus->nexus->status = PCAM_SEQUENCE_FAIL;
@@ -411,7 +411,7 @@ static void reset_for_phase(pcam_bus *bus, pcam_phase phase, const char *why)
 
 static void illegal_phase(pcam_bus *bus, pcam_phase phase)
 {
-    reset_for_phase(bus, phase, "illegal bus phase; resetting the bus");
+    reset_for_phase(bus, phase, PCAM_LOG_TEXT("illegal bus phase; resetting the bus"));
 }
 
 /* ---- chained endings: steps the back-end took after the action ---- */
@@ -962,7 +962,7 @@ static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
             /* The command spends a retry (or fails with SEQUENCE_FAIL), as
              * for an illegal phase: only RST gets the bus back. */
             bus->zero_xfers = 0;
-            reset_for_phase(bus, end, "transfers make no progress; resetting the bus");
+            reset_for_phase(bus, end, PCAM_LOG_TEXT("transfers make no progress; resetting the bus"));
             return;
         }
     } else {

@@ -122,6 +122,14 @@ pcam_ccb *pcam_ccbq_pop_head(pcam_ccb_queue *q);
 void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg);
 void pcam_core_async(pcam_bus *bus, uint32_t code, uint8_t target, uint8_t lun);
 void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const char *b);
+/* A log text passed on before it reaches pcam_core_log(). */
+#if PCAM_CFG_LOG_TEXT
+#define PCAM_LOG_TEXT(s) (s)
+#else
+#define PCAM_LOG_TEXT(s) NULL
+/* The message texts are left out (pcam_config.h); the detail stays. */
+#define pcam_core_log(bus, level, a, b) (pcam_core_log)((bus), (level), NULL, (b))
+#endif
 /* Finish a CCB: set its status and queue it for its callback. The
  * callbacks run when the core unwinds (never re-entering a half-updated
  * engine), each exactly once. */

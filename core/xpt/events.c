@@ -51,7 +51,7 @@ void pcam_core_async(pcam_bus *bus, uint32_t code, uint8_t target, uint8_t lun)
     }
 }
 
-void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const char *b)
+void (pcam_core_log)(pcam_bus *bus, pcam_log_level level, const char *a, const char *b)
 {
     char line[160];
     pcam_strbuf sb;
@@ -59,7 +59,8 @@ void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const cha
         return;
     pcam_sb_init(&sb, line, sizeof line);
     pcam_sb_puts(&sb, "pcam: ");
-    pcam_sb_puts(&sb, a);
+    /* NULL: built with PCAM_CFG_LOG_TEXT 0. */
+    pcam_sb_puts(&sb, a != NULL ? a : "event (message texts not built in)");
     if (b != NULL) {
         pcam_sb_puts(&sb, ": ");
         pcam_sb_puts(&sb, b);

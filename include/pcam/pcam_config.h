@@ -221,6 +221,18 @@
 #define PCAM_CFG_COUNTERS 1
 #endif
 
+/**
+ * @def PCAM_CFG_LOG_TEXT
+ * @brief 1: the core's log lines (pcam_platform::log) say what happened
+ * ("illegal bus phase; resetting the bus: RESERVED(4)"). 0: those texts are
+ * not compiled; a log line still comes at the same moment and level, with
+ * its detail (a phase or message name) after "pcam: event (message texts
+ * not built in)". The event ring and counters are not affected.
+ */
+#ifndef PCAM_CFG_LOG_TEXT
+#define PCAM_CFG_LOG_TEXT 1
+#endif
+
 #if PCAM_CFG_MAX_TARGETS != 8 && PCAM_CFG_MAX_TARGETS != 16
 #error "PCAM_CFG_MAX_TARGETS must be 8 or 16"
 #endif

@@ -13,6 +13,7 @@
  *          old, target 0 is owed; the others are raised to its count, 1,
  *          so 1 keeps 7 > 1 + 5 and, beating 0 in arbitration, is held;
  *          2 (raised to 1) is not. a2 goes, then nothing: a1 waits.
+ * And the log lines of a build without their texts (PCAM_CFG_LOG_TEXT 0).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -103,10 +104,30 @@ static void narrow_bus_holds_a_target_ahead_of_an_owed_one(void **state)
     assert_int_equal(a1->priv.state, PCAM_CS_PENDING);
 }
 
+/* PCAM_CFG_LOG_TEXT 0: the line comes, without the core's text. */
+static char logged[200];
+static void take_log(void *ctx, pcam_log_level level, const char *line)
+{
+    (void)ctx;
+    (void)level;
+    strncpy(logged, line, sizeof logged - 1);
+}
+
+static void log_lines_without_their_texts(void **state)
+{
+    (void)state;
+    static pcam_bus bus;
+    memset(&bus, 0, sizeof bus);
+    bus.plat.log = take_log;
+    pcam_core_log(&bus, PCAM_LOG_WARN, "this text is not built in", "DATA IN");
+    assert_string_equal(logged, "pcam: event (message texts not built in): DATA IN");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(narrow_bus_holds_a_target_ahead_of_an_owed_one),
+        cmocka_unit_test(log_lines_without_their_texts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
