@@ -424,6 +424,18 @@ void pcam_q_tick(pcam_bus *bus, uint64_t now)
         evaluate_aging(bus, nt, now);
 }
 
+/* After an issue with per-bus aging on: nothing hinted is left to issue
+ * and at most one target has work, so no look can be due that would weigh
+ * targets against each other; the next look may wait for the next touch.
+ * (With two busy targets the next call still looks when the look is due,
+ * as it did when every issue left the queues touched: the file-server mix
+ * of scripts/bench.sh loses 0.3% of its IOPS when those looks come later.) */
+static bool settled(const pcam_bus *bus)
+{
+    uint32_t busy = (uint32_t)(bus->q_act_targets | bus->q_pend_targets);
+    return bus->q_pend_targets == 0 && (busy & (busy - 1u)) == 0;
+}
+
 pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
 {
     if (!bus->q_dirty)
@@ -454,7 +466,7 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
         target_usable(bus, bus->q_starving - 1u)) {
         pcam_ccb *ccb = from_target(bus, nt, (uint8_t)(bus->q_starving - 1u), now);
         if (ccb != NULL) {
-            if (bus->q_pend_targets == 0)
+            if (settled(bus))
                 bus->q_dirty = 0;
             return counted(bus, ccb);
         }
@@ -462,7 +474,7 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
     /* A held target waits for the next evaluation, which the engine's next
      * deadline includes while anything is held, so it cannot be forgotten. */
     pcam_ccb *ccb = counted(bus, round_robin(bus, nt, now));
-    if (ccb == NULL || bus->q_pend_targets == 0)
+    if (ccb == NULL || settled(bus))
         bus->q_dirty = 0; /* nothing issuable until something changes */
     return ccb;
 }
