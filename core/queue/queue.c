@@ -478,7 +478,7 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
         uint32_t sum = 0;
         uint64_t work = bus->q_act_luns[t] | bus->q_pend_luns[t];
         if (lpt < 64u)
-            work &= (1ull << lpt) - 1u;
+            work &= pcam_bit64(lpt) - 1u;
         if ((((bus->q_act_targets >> t) & 1u) != 0) != (bus->q_act_luns[t] != 0))
             return "active-target mask disagrees with the active-LUN mask";
         for (unsigned l = 0; work != 0 && l < lpt; l++, work >>= 1) {
