@@ -22,6 +22,10 @@ int memcmp(const void *a, const void *b, size_t n);
 
 #define PCAM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The message builders' copy out (core/proto/msg.c): n, or PCAM_ERR_NULL
+ * for no buffer, PCAM_ERR_NOSPACE when cap is short. */
+int pcam_put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n);
+
 static inline uint16_t pcam_get_be16(const uint8_t *p)
 {
     return (uint16_t)(((unsigned)p[0] << 8) | p[1]);

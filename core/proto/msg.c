@@ -222,7 +222,7 @@ done:
 
 /* ---- builders ---- */
 
-static int put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
+int pcam_put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
 {
     if (buf == NULL)
         return PCAM_ERR_NULL;
@@ -240,7 +240,7 @@ int pcam_msg_build_identify(uint8_t *buf, size_t cap, uint8_t lun, bool disconne
     if (lun > PCAM_MSG_IDENTIFY_LUN_MASK)
         return PCAM_ERR_RANGE;
     b = (uint8_t)(PCAM_MSG_IDENTIFY | (disconnect_ok ? PCAM_MSG_IDENTIFY_DISCPRIV : 0) | lun);
-    return put_bytes(buf, cap, &b, 1);
+    return pcam_put_bytes(buf, cap, &b, 1);
 }
 
 int pcam_msg_build_tag(uint8_t *buf, size_t cap, uint8_t code, uint8_t tag)
@@ -253,7 +253,7 @@ int pcam_msg_build_tag(uint8_t *buf, size_t cap, uint8_t code, uint8_t tag)
         return PCAM_ERR_RANGE;
     b[0] = code;
     b[1] = tag;
-    return put_bytes(buf, cap, b, 2);
+    return pcam_put_bytes(buf, cap, b, 2);
 }
 
 int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset)
@@ -264,6 +264,6 @@ int pcam_msg_build_sdtr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset
     b[2] = PCAM_EXT_SDTR;
     b[3] = period;
     b[4] = offset;
-    return put_bytes(buf, cap, b, sizeof b);
+    return pcam_put_bytes(buf, cap, b, sizeof b);
 }
 

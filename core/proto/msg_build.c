@@ -12,18 +12,6 @@
 #include "pcam/pcam_err.h"
 #include "pcam_util.h"
 
-#if PCAM_CFG_WIDE || PCAM_CFG_PPR || PCAM_CFG_CODEC_EXTRAS
-static int put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
-{
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (cap < n)
-        return PCAM_ERR_NOSPACE;
-    memcpy(buf, src, n);
-    return (int)n;
-}
-#endif
-
 #if PCAM_CFG_WIDE
 int pcam_msg_build_wdtr(uint8_t *buf, size_t cap, uint8_t width_exp)
 {
@@ -36,7 +24,7 @@ int pcam_msg_build_wdtr(uint8_t *buf, size_t cap, uint8_t width_exp)
     b[1] = PCAM_EXT_WDTR_LEN;
     b[2] = PCAM_EXT_WDTR;
     b[3] = width_exp;
-    return put_bytes(buf, cap, b, sizeof b);
+    return pcam_put_bytes(buf, cap, b, sizeof b);
 }
 #endif
 
@@ -57,7 +45,7 @@ int pcam_msg_build_ppr(uint8_t *buf, size_t cap, uint8_t period, uint8_t offset,
     b[5] = offset;
     b[6] = width_exp;
     b[7] = options;
-    return put_bytes(buf, cap, b, sizeof b);
+    return pcam_put_bytes(buf, cap, b, sizeof b);
 }
 #endif
 
@@ -78,7 +66,7 @@ int pcam_msg_build_byte(uint8_t *buf, size_t cap, uint8_t code)
         return PCAM_ERR_NULL;
     if (!is_one_byte(code))
         return PCAM_ERR_RANGE;
-    return put_bytes(buf, cap, &code, 1);
+    return pcam_put_bytes(buf, cap, &code, 1);
 }
 
 int pcam_msg_build_ignore_wide_residue(uint8_t *buf, size_t cap, uint8_t count)
@@ -90,7 +78,7 @@ int pcam_msg_build_ignore_wide_residue(uint8_t *buf, size_t cap, uint8_t count)
         return PCAM_ERR_RANGE;
     b[0] = PCAM_MSG_IGNORE_WIDE_RESIDUE;
     b[1] = count;
-    return put_bytes(buf, cap, b, 2);
+    return pcam_put_bytes(buf, cap, b, 2);
 }
 
 int pcam_msg_build_modify_data_pointer(uint8_t *buf, size_t cap, int32_t argument)
@@ -101,7 +89,7 @@ int pcam_msg_build_modify_data_pointer(uint8_t *buf, size_t cap, int32_t argumen
     b[2] = PCAM_EXT_MODIFY_DATA_POINTER;
     /* Conversion to unsigned is defined modulo 2^32: two's complement. */
     pcam_put_be32(b + 3, (uint32_t)argument);
-    return put_bytes(buf, cap, b, sizeof b);
+    return pcam_put_bytes(buf, cap, b, sizeof b);
 }
 
 int pcam_msg_bytes_needed(const uint8_t *buf, size_t have)

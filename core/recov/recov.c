@@ -113,6 +113,19 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun 
         return PCAM_RA_COMPLETE;
     }
     case PCAM_SK_NO_SENSE:
+        if (!s.filemark && !s.eom && !s.ili && (!s.asc_valid || (s.asc == 0 && s.ascq == 0))) {
+            /* CHECK CONDITION, then nothing to say: the condition was lost
+             * before our REQUEST SENSE came (QEMU drops a LUN's sense when
+             * another of its tagged commands completes first; found by the
+             * UEFI test on the 53C8xx across ResetChannel). The command may
+             * not have done its work: it is retried, within the budget, and
+             * fails as the CHECK CONDITION it was once the budget is spent. */
+            return can_retry(ccb) ? retry(bus, ccb) : PCAM_RA_COMPLETE;
+        }
+        /* Filemark, end of medium, incorrect length: what the command did
+         * is reported with it, as for a RECOVERED ERROR. */
+        ccb->status = PCAM_REQ_CMP | PCAM_AUTOSNS_VALID;
+        return PCAM_RA_COMPLETE;
     case PCAM_SK_RECOVERED_ERROR:
         /* The command did its work; report the sense but no failure. */
         ccb->status = PCAM_REQ_CMP | PCAM_AUTOSNS_VALID;

@@ -658,19 +658,14 @@ static void step_resel_done(pcam_sim *s)
 {
     sim_target *t = sim_conn_target(s);
     uint8_t byte = s->held_byte;
-    bool bad = false;
+    bool bad;
 
     s->bus = BUS_CONNECTED;
     s->chip_connected = true;
     s->phase = PCAM_PHASE_MSG_IN;
     s->ack_held = true;
     s->atn = false;
-    if (t != NULL && sim_chance_ppm(s, t->cfg.parity_msg_ppm)) {
-        byte ^= (uint8_t)(1u << (sim_rand(s) % 8));
-        bad = true;
-        t->stats.parity_injected++;
-        sim_trace(s, PCAM_SIM_TR_PARITY, s->conn_id, PCAM_PHASE_MSG_IN, 0, 0, 0);
-    }
+    bad = sim_msgin_parity(s, t, &byte);
     s->held_byte = byte;
     s->held_parity = bad;
     sim_trace(s, PCAM_SIM_TR_MSG_IN, s->conn_id, PCAM_PHASE_MSG_IN, byte, 1, 0);

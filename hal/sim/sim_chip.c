@@ -85,18 +85,24 @@ uint8_t sim_run_status(pcam_sim *s, sim_target *t)
     return st;
 }
 
+/* The target's parity fault on a message-in byte, as configured: the byte
+ * flipped in one bit. True when it struck. */
+bool sim_msgin_parity(pcam_sim *s, sim_target *t, uint8_t *byte)
+{
+    if (t == NULL || !sim_chance_ppm(s, t->cfg.parity_msg_ppm))
+        return false;
+    *byte ^= (uint8_t)(1u << (sim_rand(s) % 8));
+    t->stats.parity_injected++;
+    sim_trace(s, PCAM_SIM_TR_PARITY, t->id, PCAM_PHASE_MSG_IN, 0, 0, 0);
+    return true;
+}
+
 /* REQ of a message-in byte: the chip latches it and holds ACK. */
 void sim_run_msgin(pcam_sim *s, sim_target *t)
 {
     uint8_t byte = simt_msgin_peek(t);
-    bool bad = false;
+    bool bad = sim_msgin_parity(s, t, &byte);
 
-    if (sim_chance_ppm(s, t->cfg.parity_msg_ppm)) {
-        byte ^= (uint8_t)(1u << (sim_rand(s) % 8));
-        bad = true;
-        t->stats.parity_injected++;
-        sim_trace(s, PCAM_SIM_TR_PARITY, t->id, PCAM_PHASE_MSG_IN, 0, 0, 0);
-    }
     s->held_byte = byte;
     s->held_parity = bad;
     s->action = A_MSGIN;

@@ -322,6 +322,7 @@ uint32_t sim_period_ps(uint8_t factor);
 void sim_run_msgout(pcam_sim *s, const uint8_t *b, uint16_t n);
 uint8_t sim_run_status(pcam_sim *s, sim_target *t);
 void sim_run_msgin(pcam_sim *s, sim_target *t);
+bool sim_msgin_parity(pcam_sim *s, sim_target *t, uint8_t *byte);
 void sim_run_cdb(pcam_sim *s, const uint8_t *b, uint16_t n);
 
 /* ---- sim_target.c: the protocol ---- */
