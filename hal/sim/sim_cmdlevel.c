@@ -49,6 +49,7 @@ void sc_xfer(pcam_simcmd *a, pcam_phase ph, uint8_t kind, const pcam_sg *sg, uin
                  uint32_t off, uint32_t len)
 {
     pcam_hal_xfer x;
+    memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
     x.phase = ph;
     x.sg = sg;
     x.sg_count = n;
@@ -174,6 +175,7 @@ void sc_finish_slot(pcam_simcmd *a, int i)
 static void select_now(pcam_simcmd *a, uint8_t target, const uint8_t *cdb, uint8_t cdb_len)
 {
     pcam_hal_select sel;
+    memset(&sel, 0, sizeof sel); /* may_accept and any field added later: off */
     sel.target = target;
     sel.atn = true;
     sel.msg = a->sel_msg;

@@ -249,6 +249,7 @@ static void garbage_chip(void **state)
             }
             case 1: {
                 pcam_hal_xfer x;
+                memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
                 x.phase = (pcam_phase)(jr(&j) % 9);
                 if (x.phase == PCAM_PHASE_STATUS) {
                     x.sg = sg;

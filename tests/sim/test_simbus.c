@@ -342,6 +342,7 @@ static void select_of_own_id_is_refused(void **state)
 {
     fixture *f = *state;
     pcam_hal_select sel;
+    memset(&sel, 0, sizeof sel); /* may_accept and any field added later: off */
 
     memset(&sel, 0, sizeof sel);
     sel.target = 7;

@@ -137,6 +137,7 @@ static void sensible(simraw *r, pcam_phase phase, bool held)
     case PCAM_PHASE_STATUS: {
         pcam_sg sg[3];
         pcam_hal_xfer x;
+        memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
         uint32_t a = rnd(8192), b = rnd(8192);
 
         sg[0].addr = data;
@@ -168,6 +169,7 @@ static void sensible(simraw *r, pcam_phase phase, bool held)
     }
     default: {
         pcam_hal_select sel;
+        memset(&sel, 0, sizeof sel); /* may_accept and any field added later: off */
         uint8_t sm[16];
         unsigned n = 0, i = rnd(2) ? 4 + rnd(2) : rnd(sizeof cdb_lens); /* mostly READ / WRITE */
 

@@ -45,6 +45,7 @@ int simraw_select(simraw *r, uint8_t target, bool atn, const uint8_t *msg, uint8
                   const uint8_t *cdb, uint8_t cdb_len)
 {
     pcam_hal_select sel;
+    memset(&sel, 0, sizeof sel); /* may_accept and any field added later: off */
 
     memset(&sel, 0, sizeof sel);
     sel.target = target;
@@ -62,6 +63,7 @@ int simraw_xfer(simraw *r, pcam_phase phase, void *buf, uint32_t offset, uint32_
 {
     pcam_sg sg;
     pcam_hal_xfer x;
+    memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
 
     sg.addr = buf;
     sg.len = offset + len;

@@ -260,6 +260,7 @@ static void do_xfer(espm *m, uint8_t cmd, bool dma, bool pad)
     uint8_t *buf;
     pcam_sg sg;
     pcam_hal_xfer x;
+    memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
 
     if (pad && !data) {
         espm_illegal(m, "TRANSFER PAD outside a DATA phase", cmd);
@@ -350,6 +351,7 @@ static void do_iccs(espm *m, uint8_t cmd, bool dma)
 {
     pcam_sg sg;
     pcam_hal_xfer x;
+    memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
 
     if (m->phase != PCAM_PHASE_STATUS) {
         espm_illegal(m, "INITIATOR COMMAND COMPLETE outside STATUS phase", cmd);

@@ -117,6 +117,7 @@ void espm_do_select(espm *m, uint8_t cmd)
     bool dma = (cmd & C_DMA) != 0;
     uint16_t n, want = c == C_SEL ? 0 : (c == C_SELATN3 ? 3 : 1);
     pcam_hal_select sel;
+    memset(&sel, 0, sizeof sel); /* may_accept and any field added later: off */
     int rc;
 
     if (m->connected) {

@@ -14,6 +14,7 @@
 static void begin_select(symm *m, const uint8_t *msg, uint32_t n)
 {
     pcam_hal_select sel;
+    memset(&sel, 0, sizeof sel); /* may_accept and any field added later: off */
     memset(&sel, 0, sizeof sel);
     sel.target = m->sel_target;
     sel.atn = true;
@@ -104,6 +105,7 @@ static void block_move(symm *m, uint32_t w0, uint32_t w1)
         return;
     }
     pcam_hal_xfer x;
+    memset(&x, 0, sizeof x); /* may_accept and any field added later: off */
     pcam_sg sg;
     switch (ph) {
     case PCAM_PHASE_DATA_IN:
