@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include "pcam/pcam_config.h"
+#include "pcam/pcam_err.h"
 
 /* A freestanding implementation must still provide these four; declaring
  * them here keeps the core free of <string.h>. The prototypes match ISO C,
@@ -22,9 +23,18 @@ int memcmp(const void *a, const void *b, size_t n);
 
 #define PCAM_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* The message builders' copy out (core/proto/msg.c): n, or PCAM_ERR_NULL
- * for no buffer, PCAM_ERR_NOSPACE when cap is short. */
-int pcam_put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n);
+/* The message builders' copy out: n, or PCAM_ERR_NULL for no buffer,
+ * PCAM_ERR_NOSPACE when cap is short. Inline: IDENTIFY and the tag go
+ * out through it on every command. */
+static inline int pcam_put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
+{
+    if (buf == NULL)
+        return PCAM_ERR_NULL;
+    if (cap < n)
+        return PCAM_ERR_NOSPACE;
+    memcpy(buf, src, n);
+    return (int)n;
+}
 
 static inline uint16_t pcam_get_be16(const uint8_t *p)
 {

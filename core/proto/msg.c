@@ -222,16 +222,6 @@ done:
 
 /* ---- builders ---- */
 
-int pcam_put_bytes(uint8_t *buf, size_t cap, const uint8_t *src, size_t n)
-{
-    if (buf == NULL)
-        return PCAM_ERR_NULL;
-    if (cap < n)
-        return PCAM_ERR_NOSPACE;
-    memcpy(buf, src, n);
-    return (int)n;
-}
-
 int pcam_msg_build_identify(uint8_t *buf, size_t cap, uint8_t lun, bool disconnect_ok)
 {
     uint8_t b;
