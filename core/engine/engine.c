@@ -432,6 +432,8 @@ static pcam_phase action_end_phase(const pcam_hal_event *ev)
 void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev)
 {
     bus->took = ev->took;
+    if ((ev->took & PCAM_HAL_TOOK_MSG) == 0)
+        bus->took &= PCAM_HAL_TOOK_STATUS | PCAM_HAL_TOOK_STATUS_PARITY; /* nothing else without a byte */
     if (ev->took != 0) {
         bus->took_status = ev->status;
         bus->took_msg = ev->msg;
