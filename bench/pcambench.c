@@ -610,8 +610,7 @@ int pcambench_main(int argc, char **argv, const char *name)
         printf("\n");
         printf("  chip events         %.2f per command (the simulated chip %s its endings, pcam_hal.h)\n",
                b->done_measured ? (double)(b->events - b->events_at_start) / (double)b->done_measured : 0.0,
-               getenv("PCAM_SIM_CHAIN") != NULL && strcmp(getenv("PCAM_SIM_CHAIN"), "0") == 0 ? "does not chain"
-                                                                                          : "chains");
+               b->r.chained ? "chains" : "does not chain");
         printf("  host time           %.0f ns per command (core + simulator, wall clock)\n",
                b->done_measured ? wall_ns / (double)b->done_measured : 0.0);
     }

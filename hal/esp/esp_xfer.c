@@ -7,6 +7,7 @@
  * message-in and MESSAGE ACCEPTED; and the interrupt that ends each.
  */
 #include "esp_internal.h"
+#include "pcam/pcam_msg.h"
 
 /* ---- scatter-gather cursor ---- */
 
@@ -418,7 +419,7 @@ int esp_xfer_intr(esp_sc *s, uint8_t stat, uint8_t intr, pcam_hal_event *ev)
             esp_fill(s, ev, PCAM_HAL_EV_XFER_DONE, PCAM_PHASE_MSG_IN, 1, 0, 0, pe);
             ev->took = (uint8_t)(PCAM_HAL_TOOK_MSG | (pe ? PCAM_HAL_TOOK_MSG_PARITY : 0u));
             ev->msg = m;
-            if (s->may_accept && !pe && m == 0x00) {
+            if (s->may_accept && !pe && m == PCAM_MSG_COMMAND_COMPLETE) {
                 /* COMMAND COMPLETE, which the core would accept as it is:
                  * accept it now and report it all at the bus free. */
                 ev->took |= PCAM_HAL_TOOK_ACCEPTED;

@@ -26,6 +26,7 @@ int simrig_init(simrig *r, const pcam_sim_config *scfg, const pcam_bus_config *b
      * endings) unless PCAM_SIM_CHAIN=0: CTest runs some suites both ways. */
     sc.chain_endings = chain == NULL || strcmp(chain, "0") != 0;
     r->sim = pcam_sim_create(&sc);
+    r->chained = sc.chain_endings;
     if (r->sim == NULL)
         return PCAM_ERR_RANGE;
     if (bcfg != NULL)

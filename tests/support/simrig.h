@@ -25,6 +25,7 @@ typedef struct simrig {
      * it, not after every step: right when nothing else calls the core
      * directly (pcambench), as a shim does; tests leave it false. */
     bool lazy_deadline;
+    bool chained;            /* the simulated chip chains its endings (PCAM_SIM_CHAIN) */
     const char *violation;   /* first invariant violation seen, or NULL */
     uint64_t deadline;       /* the core's next deadline, as of its last entry point */
     uint8_t *stores[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS]; /* disk media the rig allocated */

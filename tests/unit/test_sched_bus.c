@@ -19,7 +19,7 @@
  * which is 500 ms / 16 + 1 ns = 31,250,001 ns after the previous look (the
  * first call looks at once). pcam_q_next() does nothing at all once it
  * has found nothing to issue, until something touches the queues (a
- * submission, a completion, a look that changed the verdicts, the engine's
+ * submission, a completion while work is waiting, a look, the engine's
  * tick): the engine's timer calls pcam_q_tick() when a look is due. The
  * per-target issue counts are what the rule compares; an issue that takes
  * its target more than the slack above a target owed at the last look,
