@@ -432,6 +432,15 @@ static void bad_requests(void **state)
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_DATA_SG, segs, 512, 0, 1000);
     q.r.cc.u.csio.sglist_cnt = PCAM_FBSD_MAX_SEGS + 1;
     assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
+#if SIZE_MAX > UINT32_MAX
+    /* A segment longer than the 32-bit lengths below the translator hold:
+     * refused, not truncated to its low 32 bits (here 8 bytes). */
+    segs[0].ds_len = (size_t)UINT32_MAX + 1 + 8;
+    cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_DATA_SG, segs, 8, 0, 1000);
+    q.r.cc.u.csio.sglist_cnt = 1;
+    assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
+    segs[0].ds_len = 8;
+#endif
     /* One block past the maxio path inquiry announced (64 KiB here). */
     cm_cdb_rw10(cdb, false, 0, 129);
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN, buf, 129 * 512, 0, 1000);
