@@ -92,7 +92,7 @@ int w32_path_resolve(const char *dir, const char *path, char *out, size_t outcap
     }
     n = strlen(prefix) + strlen(path);
     if (n >= outcap)
-        return fail(err, cap, "the path %s%s is longer than %u characters", prefix, path, (unsigned)outcap - 1);
+        return fail(err, cap, "a path longer than %u characters: %s%s", (unsigned)outcap - 1, prefix, path);
     snprintf(out, outcap, "%s%s", prefix, path);
     return 0;
 }
@@ -132,6 +132,11 @@ static int split_file(const char *v, char *rest, size_t restcap, char *path, siz
                 size_t i = 0;
                 while (p[i] != '\0' && (p[i] != ':' || drive_colon(p, i)))
                     i++;
+                /* "C:x" would otherwise read as the path "C" and an option. */
+                if (i == 1 && p[1] == ':' && is_letter(p[0]))
+                    return fail(err, cap, "file=%c:...: a drive letter without a '\\' after it (a path relative "
+                                          "to drive %c:'s current folder, which depends on the program)",
+                                p[0], p[0]);
                 end = p + i;
                 next = end;
             }
