@@ -259,8 +259,9 @@ void w32_setup_done(bool failed)
     if (g_cfg.log[0] != '\0') {
         snprintf(g_log, sizeof g_log, "%s", g_cfg.log);
         if (!append_file(g_log, g_keep, g_kept)) {
-            w32_log("cannot write the log file %s (error %lu)", g_log, (unsigned long)GetLastError());
-            g_log[0] = '\0';
+            DWORD e = GetLastError();
+            g_log[0] = '\0'; /* before saying so: the message must not try it again */
+            w32_log("cannot write the log file %s (error %lu)", g_cfg.log, (unsigned long)e);
         }
     }
     if (failed && g_log[0] == '\0') {

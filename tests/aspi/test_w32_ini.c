@@ -259,6 +259,11 @@ static void test_file_paths(void **state)
     assert_string_equal(s->t[4].file, DIR "sub\\d4.img");
     assert_string_equal(s->t[5].file, "C:\\d5.img");
     assert_string_equal(s->t[6].file, "c:/fwd/d6.img");
+    /* A one-letter name reads as a drive; quoted, it is a name. */
+    assert_int_equal(load_str("[topology]\n0 = disk:1M:file=\"a\":noua\n"), 0);
+    assert_string_equal(g_cfg.spec.t[0].file, DIR "a");
+    assert_false(g_cfg.spec.t[0].tc.ua_power_on);
+    refused("[topology]\n0 = disk:file=a:noua\n", "file=a:...: a drive letter", NULL);
     refused("[topology]\n0 = disk:file=C:d0.img\n", "line 2: target 0: file=C:...: a drive letter without a '\\'",
             NULL);
     refused("[topology]\n0 = cd:file=d.img\n", "line 2: target 0: file= is for a disk", NULL);
