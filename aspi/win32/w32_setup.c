@@ -255,6 +255,8 @@ static bool open_default_log(void)
 
 void w32_setup_done(bool failed)
 {
+    if (g_cfg.log[0] != '\0')
+        w32_note("log: %s (the ini's log=)", g_cfg.log);
     g_keeping = false;
     if (g_cfg.log[0] != '\0') {
         snprintf(g_log, sizeof g_log, "%s", g_cfg.log);
