@@ -30,10 +30,16 @@ static CRITICAL_SECTION g_cs;
 static w32_adapter g_ad[PCAM_ASPI_MAX_ADAPTERS];
 static unsigned g_nad;
 static char g_dir[MAX_PATH];
+static char g_path[MAX_PATH];
 
 const char *w32_dll_dir(void)
 {
     return g_dir;
+}
+
+const char *w32_dll_path(void)
+{
+    return g_path;
 }
 
 uint64_t w32_real_ns(void)
@@ -235,6 +241,7 @@ static BOOL CALLBACK init_once(PINIT_ONCE once, PVOID param, PVOID *context)
     DWORD n = g_module != NULL ? GetModuleFileNameA(g_module, g_dir, sizeof g_dir) : 0;
     if (n == 0 || n >= sizeof g_dir)
         g_dir[0] = '\0';
+    memcpy(g_path, g_dir, sizeof g_path);
     char *slash = strrchr(g_dir, '\\');
     if (slash != NULL)
         slash[1] = '\0';

@@ -86,6 +86,8 @@ void w32_setup_done(bool failed);
 
 /* The folder wnaspi32.dll was loaded from, with a trailing backslash. */
 const char *w32_dll_dir(void);
+/* Its full path ("" when unknown). */
+const char *w32_dll_path(void);
 
 /* Real time in nanoseconds (QueryPerformanceCounter). */
 uint64_t w32_real_ns(void);

@@ -165,7 +165,7 @@ int w32_setup_read(char *err, size_t cap)
     if (n == 0 || n >= sizeof exe)
         exe[0] = '\0';
     folder_of(exe, g_exe_dir, sizeof g_exe_dir);
-    w32_note("wnaspi32.dll %swnaspi32.dll (pcam, ASPI 4.60) loaded by %s", w32_dll_dir(), exe);
+    w32_note("wnaspi32.dll %s (pcam, ASPI 4.60) loaded by %s", w32_dll_path(), exe);
     snprintf(beside_exe, sizeof beside_exe, "%swnaspi32.ini", g_exe_dir);
     snprintf(beside_dll, sizeof beside_dll, "%swnaspi32.ini", w32_dll_dir());
     const char *where;
