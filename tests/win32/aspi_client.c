@@ -331,8 +331,8 @@ static void ha_inquiry(void)
     DWORD rc = SendASPI32Command(&h);
     CHECK(rc == SS_COMP && h.SRB_Status == SS_COMP, "HA inquiry %02lX", (unsigned long)rc);
     CHECK(h.HA_Count == 1 && h.HA_SCSI_ID == 7, "count %u id %u", h.HA_Count, h.HA_SCSI_ID);
-    CHECK(memcmp(h.HA_ManagerId, "ASPI for WIN32  ", 16) == 0, "manager id %.16s", (const char *)h.HA_ManagerId);
-    CHECK(memcmp(h.HA_Identifier, "pcam-sim", 8) == 0, "identifier %.16s", (const char *)h.HA_Identifier);
+    CHECK(memcmp(h.HA_ManagerId, "pcam ASPI Win32 ", 16) == 0, "manager id %.16s", (const char *)h.HA_ManagerId);
+    CHECK(memcmp(h.HA_Identifier, "Simulated SCSI  ", 16) == 0, "identifier %.16s", (const char *)h.HA_Identifier);
     /* HA_Unique: byte 2 residuals supported, byte 3 targets (narrow: 8). */
     CHECK(h.HA_Unique[2] == 1 && h.HA_Unique[3] == 8, "unique %02X %02X", h.HA_Unique[2], h.HA_Unique[3]);
     memset(&h, 0, sizeof h);

@@ -21,7 +21,7 @@ cd "$src"
 cmake --preset "$abi" >/dev/null
 cmake --build --preset "$abi" -j 2
 bin=$src/build/$abi/bin
-for f in wnaspi32.dll aspiscan.exe aspi_client.exe; do
+for f in wnaspi32.dll aspiscan.exe aspi_client.exe aspi_ordinal.exe aspi_loadpath.exe; do
   [ -f "$bin/$f" ] || { echo "missing $bin/$f" >&2; exit 1; }
 done
 # What a legacy program finds: the six exports, and only system DLLs to load.
@@ -33,6 +33,17 @@ done
 if grep 'DLL Name' "$src/build/$abi/wnaspi32.exports" | grep -viqE 'KERNEL32.dll|msvcrt.dll'; then
   grep 'DLL Name' "$src/build/$abi/wnaspi32.exports" >&2
   echo "wnaspi32.dll needs a DLL beyond KERNEL32 and msvcrt" >&2
+  exit 1
+fi
+# aspi_ordinal.exe imports from wnaspi32.dll by ordinal only: #1 and #2,
+# no name (objdump: the ordinal, then "<none>" where a name would be).
+$triple-objdump -p "$bin/aspi_ordinal.exe" |
+  awk '/DLL Name:/ { in_dll = ($3 == "wnaspi32.dll") } in_dll && /^\t[0-9a-f]+\t/ { print $2, $3 }' \
+  > "$src/build/$abi/aspi_ordinal.imports"
+if [ "$(tr '\n' ' ' < "$src/build/$abi/aspi_ordinal.imports")" != "000000001 <none> 000000002 <none> " ] &&
+   [ "$(tr '\n' ' ' < "$src/build/$abi/aspi_ordinal.imports")" != "1 <none> 2 <none> " ]; then
+  cat "$src/build/$abi/aspi_ordinal.imports" >&2
+  echo "aspi_ordinal.exe does not import exactly ordinals 1 and 2 of wnaspi32.dll, without names" >&2
   exit 1
 fi
 echo "mingw $abi tree built in $src/build/$abi (cmake --build --preset $abi)"

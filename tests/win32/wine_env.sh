@@ -7,7 +7,7 @@
 : "${PCAM_WINEPREFIX:?PCAM_WINEPREFIX not set}"
 : "${PCAM_ABI:?PCAM_ABI not set}"
 export WINEPREFIX="$PCAM_WINEPREFIX"
-export WINEDEBUG=-all
+export WINEDEBUG="${PCAM_WINEDEBUG:--all}"
 export WINEDLLOVERRIDES="mscoree,mshtml=;wnaspi32=n"
 unset DISPLAY WAYLAND_DISPLAY
 wine_skip() {
