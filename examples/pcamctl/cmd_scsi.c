@@ -125,6 +125,16 @@ int cmd_cmd(ctl *c, int argc, char **argv)
         return ctl_usage(c, "-r (data in) and -s (data out) exclude each other: a command moves data one way");
     if (ifile != NULL && !have_s)
         return ctl_usage(c, "-i FILE needs -s LEN (the bytes to send)");
+    /* -s without -i sends what standard input holds, as sg_raw does; never
+     * zeros nobody asked for (-i /dev/zero asks for them). */
+    if (have_s && ifile == NULL) {
+        if (c->stdin_script)
+            return ctl_usage(c, "-s LEN without -i: standard input holds the script; give -i FILE");
+        if (isatty(0))
+            return ctl_usage(c, "-s LEN without -i reads the data from standard input, which is a terminal; "
+                                "give -i FILE (-i /dev/zero sends zeros)");
+        ifile = "-";
+    }
     if (ofile != NULL && !have_r)
         return ctl_usage(c, "-o FILE needs -r LEN (the bytes to read)");
     if (ofile != NULL && strcmp(ofile, "-") == 0 && c->json)
@@ -156,8 +166,10 @@ int cmd_cmd(ctl *c, int argc, char **argv)
             fclose(f);
         if (f == NULL || got != len) {
             free(buf);
-            return ctl_err(c, CTL_EFILE, "%s: %s", ifile,
-                           f == NULL ? strerror(errno) : "holds fewer bytes than -s asks for");
+            if (f == NULL)
+                return ctl_err(c, CTL_EFILE, "cannot open %s: %s", ifile, strerror(errno));
+            return ctl_err(c, CTL_EFILE, "%s holds %zu bytes, fewer than the %u that -s asks for; nothing was sent",
+                           f == stdin ? "standard input" : ifile, got, len);
         }
     }
     rc = ctl_open(c);

@@ -132,6 +132,7 @@ typedef struct ctl {
     char last_err[400];        /* the last message ctl_err printed (--json error object) */
     int progress;              /* read/write progress: -1 never, 0 on a terminal, 1 always */
     bool script;               /* script mode: one bus across the commands */
+    bool stdin_script;         /* the script comes from standard input (cmd -s may not read it) */
     bool yes;                  /* --yes: confirm changes without asking */
     uint16_t scan_trouble;     /* targets that timed out or failed during the scan */
     /* sim state */

@@ -41,7 +41,7 @@ static const ctl_cmd cmds[] = {
      " --progress --no-progress ", false},
     {"cmd", cmd_cmd,
      "cmd PATH CDB-HEX... [-r LEN [-o FILE]] [-s LEN [-i FILE]] [--timeout MS] [--retries N] [--hex]",
-     "a raw CDB: -r reads LEN bytes of data in, -s sends LEN bytes out (from FILE, else zeros)",
+     "a raw CDB: -r reads LEN bytes of data in, -s sends LEN bytes out (from FILE, else standard input)",
      " -r --in -s --out -i -o --timeout --retries ", " --hex ", false},
     {"modepage", cmd_modepage, "modepage PATH [--page P] [--pc cur|chg|def|sav] [--set OFF=BYTE,...] [--yes]",
      "MODE SENSE(10) of a page, decoded; --set changes bytes with MODE SELECT after a confirmation",

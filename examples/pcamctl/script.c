@@ -73,6 +73,7 @@ int cmd_script(ctl *c, int argc, char **argv)
     int status = 0;
     unsigned lineno = 0;
     c->script = true;
+    c->stdin_script = f == stdin;
     for (;;) {
         if (tty) {
             fputs("pcamctl> ", stderr);

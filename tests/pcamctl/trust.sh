@@ -1,0 +1,49 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# pcamctl tests, part 3 (issue 24): a pcamctl a storage engineer can trust.
+# No silent data loss, no silent exit 0, sg3_utils' conventions where users
+# bring them. One case per item of the issue; each runs the real binary and
+# checks it against an expectation from outside pcamctl's code: bytes
+# compared with dd and cmp, the topology given on the command line, the
+# sg3_utils(8) exit-status table, the shell's own view of a full device.
+#
+# usage: trust.sh CASE   with PCAMCTL, WORK, SRC set (CMakeLists.txt here).
+set -u
+. "${SRC:?}/tests/pcamctl/lib.sh"
+
+case $case_ in
+stdin)
+    # Item 1: cmd -s LEN without -i sends what standard input holds, as
+    # sg_raw does; a terminal there is refused; zeros only when asked for.
+    S="0:disk:1M:file=$WORK/d.img"
+    head -c 512 /dev/urandom >r.bin
+    "$P" --sim "$S" cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512 <r.bin >out 2>err ||
+        { cat err; fail "cmd -s from stdin failed"; }
+    has out "512 of 512 bytes out"
+    dd if=d.img bs=512 count=1 2>/dev/null | cmp - r.bin || fail "the block is not what stdin held"
+    # Too little on stdin: a file error, nothing sent (block 1 stays zero).
+    head -c 100 r.bin | "$P" --sim "$S" cmd 0 2a 00 00 00 00 01 00 00 01 00 -s 512 >out 2>err
+    [ $? -eq 5 ] || { cat err; fail "short stdin did not exit 5 (file error)"; }
+    has err "standard input holds 100 bytes"
+    head -c 512 /dev/zero >z.bin
+    dd if=d.img bs=512 skip=1 count=1 2>/dev/null | cmp - z.bin || fail "a short stdin wrote the block"
+    # Zeros when asked for: -i /dev/zero.
+    run 0 "$P" --sim "$S" cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512 -i /dev/zero
+    dd if=d.img bs=512 count=1 2>/dev/null | cmp - z.bin || fail "-i /dev/zero did not write zeros"
+    # On a terminal: a usage error (2), nothing sent.
+    cp r.bin blk0.bin
+    "$P" --sim "$S" cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512 -i r.bin >/dev/null 2>&1 || fail "setup write"
+    script -qec "$P --sim $S cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512; echo rc=\$?" /dev/null </dev/null >tty.out 2>&1
+    has tty.out "which is a terminal"
+    has tty.out "rc=2"
+    dd if=d.img bs=512 count=1 2>/dev/null | cmp - r.bin || fail "the terminal case wrote the block"
+    # In a script read from stdin, stdin is the script: refused.
+    printf 'cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512\n' | "$P" --sim "$S" script >out 2>err
+    [ $? -eq 2 ] || { cat err; fail "cmd -s in a stdin script did not fail as a usage error"; }
+    has err "standard input holds the script"
+    ;;
+*)
+    fail "unknown case"
+    ;;
+esac
+exit 0
