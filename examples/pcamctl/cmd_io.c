@@ -15,6 +15,7 @@
 
 #include "ctl.h"
 #include "pcam/pcam_cdb.h"
+#include "pcam/pcam_sense.h"
 
 #define CHUNK_BYTES 65536u
 
@@ -148,31 +149,91 @@ static int setup(ctl *c, io_args *a, uint32_t *bs, uint32_t *chunk)
     return 0;
 }
 
-/* One READ or WRITE of n blocks; (10) while the LBA fits 32 bits, else (16). */
-static int transfer(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, uint8_t *buf,
-                    uint32_t bs)
+/* The text naming one READ or WRITE command in messages. */
+static void xfer_what(const io_args *a, bool write, uint64_t lba, uint32_t n, char *what, size_t cap)
+{
+    unsigned size = lba + n - 1 > 0xFFFFFFFFull ? 16 : 10;
+    snprintf(what, cap, "%s(%u) of %u block%s at LBA %llu on %u:%u", write ? "WRITE" : "READ", size, n,
+             n == 1 ? "" : "s", (unsigned long long)lba, a->t, a->l);
+}
+
+/* One READ or WRITE of n blocks; (10) while the LBA fits 32 bits, else
+ * (16). True when every byte moved; *io says what happened. Prints nothing. */
+static bool xfer_run(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, uint8_t *buf, uint32_t bs,
+                     ctl_io *io)
 {
     uint8_t cdb[16];
-    ctl_io io;
     unsigned size = lba + n - 1 > 0xFFFFFFFFull ? 16 : 10;
     int len = write ? pcam_cdb_write(cdb, sizeof cdb, size, lba, n, 0)
                     : pcam_cdb_read(cdb, sizeof cdb, size, lba, n, 0);
-    if (len < 0)
-        return ctl_err(c, CTL_EFAIL, "cannot build the CDB: %s", pcam_strerror(len));
-    ctl_io_init(&io, a->t, a->l, cdb, len, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * bs);
+    if (len < 0) {
+        memset(io, 0, sizeof *io);
+        io->status = 0xFFFFFFFFu;
+        return false;
+    }
+    ctl_io_init(io, a->t, a->l, cdb, len, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * bs);
     /* SIMPLE tags, as a disk driver sends them; the core sends the command
      * untagged to a LU that does not queue. */
-    io.ccb.flags |= PCAM_CCB_TAGGED;
-    io.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
-    if (ctl_io_run(c, &io) != PCAM_REQ_CMP || io.ccb.u.io.resid != 0) {
-        char what[96];
-        snprintf(what, sizeof what, "%s(%u) of %u block%s at LBA %llu on %u:%u", write ? "WRITE" : "READ",
-                 size, n, n == 1 ? "" : "s", (unsigned long long)lba, a->t, a->l);
-        if (io.status == PCAM_REQ_CMP)
-            return ctl_err(c, CTL_EFAIL, "%s: %u bytes not transferred", what, (unsigned)io.ccb.u.io.resid);
-        return ctl_io_fail(c, what, &io);
+    io->ccb.flags |= PCAM_CCB_TAGGED;
+    io->ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
+    return ctl_io_run(c, io) == PCAM_REQ_CMP && io->ccb.u.io.resid == 0;
+}
+
+/* Say why a command failed (a residual on a GOOD status, or the failure). */
+static int xfer_fail(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, const ctl_io *io,
+                     const ctl_partial *part)
+{
+    char what[96];
+    xfer_what(a, write, lba, n, what, sizeof what);
+    if (io->status == PCAM_REQ_CMP)
+        return ctl_err(c, CTL_EFAIL, "%s: %u bytes not transferred", what, (unsigned)io->ccb.u.io.resid);
+    return ctl_io_fail_at(c, what, io, part);
+}
+
+static int transfer(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, uint8_t *buf,
+                    uint32_t bs)
+{
+    ctl_io io;
+    if (xfer_run(c, a, write, lba, n, buf, bs, &io))
+        return 0;
+    return xfer_fail(c, a, write, lba, n, &io, NULL);
+}
+
+/* A READ of n blocks at lba failed (*io): find how many of its first blocks
+ * are good, as sg_dd does, so that they are kept. The sense's INFORMATION
+ * names the bad block when it is valid; else each block is read alone up to
+ * the first that fails. Only a CHECK CONDITION is worth it: a hang or a bus
+ * failure would only repeat. Returns the good blocks (read into buf), the
+ * first bad block in *bad_lba and the failing command in *io (its LBA and
+ * length in *cmd_lba, *cmd_n). */
+static uint32_t salvage(ctl *c, const io_args *a, uint64_t lba, uint32_t n, uint8_t *buf, uint32_t bs, ctl_io *io,
+                        uint64_t *bad_lba, uint64_t *cmd_lba, uint32_t *cmd_n)
+{
+    *bad_lba = *cmd_lba = lba;
+    *cmd_n = n;
+    if (io->status == 0xFFFFFFFFu || (io->status & PCAM_STATUS_MASK) != PCAM_SCSI_STATUS_ERROR ||
+        io->ccb.u.io.scsi_status != 0x02 || !(io->status & PCAM_AUTOSNS_VALID))
+        return 0;
+    pcam_sense s;
+    ctl_io probe;
+    size_t sn = (size_t)(io->ccb.u.io.sense_len - io->ccb.u.io.sense_resid);
+    if (pcam_sense_decode(io->sense, sn, &s) == PCAM_OK && s.info_valid && s.info >= lba && s.info < lba + n) {
+        uint32_t good = (uint32_t)(s.info - lba);
+        if (good == 0 || xfer_run(c, a, false, lba, good, buf, bs, &probe)) {
+            *bad_lba = s.info;
+            return good;
+        }
     }
-    return 0;
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        if (!xfer_run(c, a, false, lba + k, 1, buf + (size_t)k * bs, bs, &probe)) {
+            *io = probe;
+            break;
+        }
+    }
+    *bad_lba = *cmd_lba = lba + k;
+    *cmd_n = 1;
+    return k;
 }
 
 static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool data_on_stdout, meter *m)
@@ -228,20 +289,51 @@ int cmd_read(ctl *c, int argc, char **argv)
         return ctl_err(c, CTL_EFAIL, "out of memory");
     }
     meter_start(c, &m, a.progress, "read", a.count * bs);
-    for (uint64_t done = 0; rc == 0 && done < a.count;) {
-        uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk;
-        rc = transfer(c, &a, false, a.lba + done, n, buf, bs);
-        if (rc == 0 && fwrite(buf, bs, n, f) != n)
+    /* What was read is kept: on a failed READ the blocks before the bad one
+     * are read again on their own and written out, and the failure says how
+     * many blocks are good and where the error is. */
+    ctl_io io;
+    ctl_partial part;
+    memset(&part, 0, sizeof part);
+    uint64_t done = 0;
+    bool failed = false;
+    while (rc == 0 && done < a.count) {
+        uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk, good = n;
+        uint64_t bad_lba = a.lba + done, cmd_lba = a.lba + done;
+        uint32_t cmd_n = n;
+        if (!xfer_run(c, &a, false, a.lba + done, n, buf, bs, &io)) {
+            failed = true;
+            good = io.status == PCAM_REQ_CMP ? 0 : salvage(c, &a, a.lba + done, n, buf, bs, &io, &bad_lba, &cmd_lba, &cmd_n);
+        }
+        if (good != 0 && fwrite(buf, bs, good, f) != good)
             rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
-        done += n;
+        done += good;
+        if (rc == 0 && failed) {
+            part.valid = true;
+            part.good_blocks = done;
+            part.error_lba = bad_lba;
+            part.file = a.file;
+            rc = xfer_fail(c, &a, false, cmd_lba, cmd_n, &io, &part);
+        }
         if (rc == 0)
             meter_tick(&m, done * bs);
     }
     free(buf);
-    if (!to_stdout && fclose(f) != 0 && rc == 0)
+    if (!to_stdout && fclose(f) != 0 && (rc == 0 || failed))
         rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
-    if (to_stdout)
-        fflush(stdout);
+    if (to_stdout && fflush(stdout) != 0 && (rc == 0 || failed))
+        rc = ctl_err(c, CTL_EFILE, "writing standard output failed: %s", strerror(errno));
+    if (failed && part.valid) {
+        if (done == 0)
+            ctl_err(c, rc, "read: no good block before the error at LBA %llu; %s holds nothing",
+                    (unsigned long long)part.error_lba, to_stdout ? "standard output" : a.file);
+        else
+            ctl_err(c, rc, "read: %llu good block%s (LBA %llu..%llu, %llu bytes) %s in %s; the error is at LBA %llu",
+                    (unsigned long long)done, done == 1 ? "" : "s", (unsigned long long)a.lba,
+                    (unsigned long long)(a.lba + done - 1), (unsigned long long)(done * bs),
+                    done == 1 ? "is" : "are", to_stdout ? "standard output" : a.file,
+                    (unsigned long long)part.error_lba);
+    }
     if (rc == 0)
         report(c, &a, "read", bs, to_stdout, &m);
     return rc;

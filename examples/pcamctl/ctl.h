@@ -185,6 +185,15 @@ void ctl_io_describe(const ctl_io *io, char *buf, size_t cap);
 /* Print "pcamctl: WHAT failed: DESCRIPTION" on stderr and, with --json, an
  * error object on stdout. Returns CTL_EFAIL. */
 int ctl_io_fail(ctl *c, const char *what, const ctl_io *io);
+/* What a transfer that failed part-way kept (read: the good blocks saved). */
+typedef struct ctl_partial {
+    bool valid;
+    uint64_t good_blocks;      /* blocks transferred and kept before the error */
+    uint64_t error_lba;        /* the first block that failed */
+    const char *file;
+} ctl_partial;
+/* ctl_io_fail with the partial transfer in the --json error object. */
+int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial *part);
 
 /* ---- output (out.c) ---- */
 int ctl_err(ctl *c, int code, const char *fmt, ...)

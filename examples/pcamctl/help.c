@@ -32,7 +32,7 @@ static const ctl_cmd cmds[] = {
     {"reportluns", cmd_reportluns, "reportluns PATH [--select N]", "REPORT LUNS: the LUNs a target has",
      " --select ", " ", false},
     {"read", cmd_read, "read PATH --lba N --count N -o FILE [--progress|--no-progress]",
-     "blocks to a file ('-' = stdout)", " --lba --count -o --file ", " --progress --no-progress ", false},
+     "blocks to a file ('-' = stdout); on an error the good blocks are kept and counted", " --lba --count -o --file ", " --progress --no-progress ", false},
     {"write", cmd_write, "write PATH --lba N [--count N] -i FILE [--progress|--no-progress]",
      "blocks from a file (a whole number of blocks, or --count)", " --lba --count -i --file ",
      " --progress --no-progress ", false},

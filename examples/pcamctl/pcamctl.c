@@ -197,6 +197,11 @@ void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
 
 int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
 {
+    return ctl_io_fail_at(c, what, io, NULL);
+}
+
+int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial *part)
+{
     char why[256];
     ctl_io_describe(io, why, sizeof why);
     if (c->json && !c->quiet) {
@@ -210,6 +215,12 @@ int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
         if (io->status != 0xFFFFFFFFu && (io->status & PCAM_AUTOSNS_VALID))
             j_sense("sense", io->sense, (size_t)(io->ccb.u.io.sense_len - io->ccb.u.io.sense_resid));
         j_str("error", why);
+        if (part != NULL && part->valid) {
+            j_u64("good_blocks", part->good_blocks);
+            j_u64("error_lba", part->error_lba);
+            if (part->file != NULL)
+                j_str("file", part->file);
+        }
         j_end_obj();
         j_done();
     }

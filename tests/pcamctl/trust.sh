@@ -42,6 +42,35 @@ stdin)
     [ $? -eq 2 ] || { cat err; fail "cmd -s in a stdin script did not fail as a usage error"; }
     has err "standard input holds the script"
     ;;
+partial)
+    # Item 2: a read that meets a bad block keeps what it read, says how many
+    # blocks are good and where the error is (as sg_dd does), and fails.
+    awk 'BEGIN { for (b = 0; b < 2048; b++) for (i = 0; i < 512; i++) printf "%c", 65 + (b + i) % 26 }' >d.img
+    S="0:disk:1M:file=$WORK/d.img:merr=1000"
+    run 1 "$P" --sim "$S" read 0 --lba 996 --count 8 -o out.bin
+    dd if=d.img bs=512 skip=996 count=4 2>/dev/null >want.bin
+    cmp out.bin want.bin || fail "out.bin is not blocks 996..999"
+    has err "4 good blocks (LBA 996..999, 2048 bytes) are in out.bin; the error is at LBA 1000"
+    has err "MEDIUM ERROR"
+    # Across many chunks: every good block before the error is kept.
+    run 1 "$P" --sim "$S" read 0 --lba 0 --count 2000 -o big.bin
+    dd if=d.img bs=512 count=1000 2>/dev/null >want.bin
+    cmp big.bin want.bin || fail "big.bin is not blocks 0..999"
+    has err "1000 good blocks (LBA 0..999, 512000 bytes)"
+    # To stdout as well, and in the JSON error object.
+    "$P" --sim "$S" read 0 --lba 990 --count 20 -o - >so.bin 2>err
+    [ $? -eq 1 ] || fail "read -o - past a bad block did not fail"
+    dd if=d.img bs=512 skip=990 count=10 2>/dev/null | cmp - so.bin || fail "stdout lost the good blocks"
+    has err "10 good blocks (LBA 990..999, 5120 bytes) are in standard output"
+    run 1 "$P" --json --sim "$S" read 0 --lba 998 --count 4 -o j.bin
+    jeq out .good_blocks 2
+    jeq out .error_lba 1000
+    jeq out .ok false
+    # The error on the first block: nothing is good, and that is said.
+    run 1 "$P" --sim "$S" read 0 --lba 1000 --count 3 -o none.bin
+    has err "no good block before the error at LBA 1000"
+    [ ! -s none.bin ] || fail "none.bin is not empty"
+    ;;
 *)
     fail "unknown case"
     ;;
