@@ -515,6 +515,7 @@ int cmd_modepage(ctl *c, int argc, char **argv)
     const uint8_t *m = mask + 8 + (size_t)(mask[6] << 8 | mask[7]);
     char question[512];
     size_t qn = (size_t)snprintf(question, sizeof question, "%u:%u page 0x%02x:", t, l, (unsigned)page);
+    unsigned nchanged = 0;
     for (unsigned i = 0; i < ned; i++) {
         if (ed[i].off >= plen)
             return ctl_usage(c, "--set offset %u is beyond page 0x%02x (%zu bytes)", ed[i].off, (unsigned)page, plen);
@@ -522,10 +523,22 @@ int cmd_modepage(ctl *c, int argc, char **argv)
         if ((changed & ~m[ed[i].off]) != 0)
             return ctl_err(c, CTL_EUSAGE, "page 0x%02x byte %u: bits 0x%02x are not changeable (mask 0x%02x)",
                            (unsigned)page, ed[i].off, changed & ~m[ed[i].off], m[ed[i].off]);
-        if (qn < sizeof question)
+        /* A byte that already holds the value is no change: not asked about. */
+        if (changed != 0 && qn < sizeof question)
             qn += (size_t)snprintf(question + qn, sizeof question - qn, " byte %u 0x%02x -> 0x%02x", ed[i].off,
                                    p[ed[i].off], ed[i].val);
+        nchanged += changed != 0;
         p[ed[i].off] = ed[i].val;
+    }
+    /* Nothing to change: no MODE SELECT (it would only rewrite the page,
+     * and a saved page with it). */
+    if (nchanged == 0) {
+        if (!c->json)
+            printf("%u:%u page 0x%02x: the page already holds these values; nothing sent\n", t, l, (unsigned)page);
+        rc = mode_sense(c, t, l, (uint8_t)page, 0, false, b, sizeof b, &got);
+        if (rc == 0)
+            show_mode(c, t, l, b, got, hex);
+        return rc;
     }
     if (qn < sizeof question)
         snprintf(question + qn, sizeof question - qn, "; MODE SELECT?");

@@ -71,6 +71,25 @@ partial)
     has err "no good block before the error at LBA 1000"
     [ ! -s none.bin ] || fail "none.bin is not empty"
     ;;
+noopselect)
+    # Item 3: a --set that changes nothing asks nothing and sends no MODE
+    # SELECT (opcode 0x55 in the simulated bus's phase log). The simulated
+    # disk's caching page (08h) has WCE (byte 2, 0x04) off.
+    run 0 "$P" --sim 0:disk:1M trace --phases modepage 0 --page 8 --set 2=0x00 --yes
+    hasnt out "opcode 0x55"
+    hasnt out "MODE SELECT?"
+    has out "the page already holds these values; nothing sent"
+    has out "WCE=0"
+    # Without --yes and without a terminal: still nothing to confirm, exit 0.
+    run 0 "$P" --sim 0:disk:1M modepage 0 --page 8 --set 2=0
+    # A real change is still asked about and sent; a no-op byte beside it
+    # is not listed.
+    run 0 "$P" --sim 0:disk:1M trace --phases modepage 0 --page 8 --set 2=0x04,3=0 --yes
+    has out "opcode 0x55"
+    has out "byte 2 0x00 -> 0x04; MODE SELECT?"
+    hasnt out "byte 3"
+    has out "WCE=1"
+    ;;
 *)
     fail "unknown case"
     ;;
