@@ -41,18 +41,18 @@ static void *map_file(ctl *c, const char *path, size_t len, int *rc)
     struct stat st;
     void *p;
     if (fd < 0) {
-        *rc = ctl_err(c, CTL_EFAIL, "cannot open the media file %s: %s", path, strerror(errno));
+        *rc = ctl_err(c, CTL_EFILE, "cannot open the media file %s: %s", path, strerror(errno));
         return NULL;
     }
     if (fstat(fd, &st) != 0 || ((size_t)st.st_size < len && ftruncate(fd, (off_t)len) != 0)) {
-        *rc = ctl_err(c, CTL_EFAIL, "cannot size the media file %s: %s", path, strerror(errno));
+        *rc = ctl_err(c, CTL_EFILE, "cannot size the media file %s: %s", path, strerror(errno));
         close(fd);
         return NULL;
     }
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
-        *rc = ctl_err(c, CTL_EFAIL, "cannot map the media file %s: %s", path, strerror(errno));
+        *rc = ctl_err(c, CTL_EFILE, "cannot map the media file %s: %s", path, strerror(errno));
         return NULL;
     }
     return p;
@@ -83,7 +83,7 @@ static int add_target(ctl *c, uint8_t id)
                 void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                                -1, 0);
                 if (p == MAP_FAILED)
-                    return ctl_err(c, CTL_EFAIL, "cannot allocate %zu bytes for target %u", len, id);
+                    return ctl_err(c, CTL_EOTHER, "cannot allocate %zu bytes for target %u", len, id);
                 store = p;
             }
             c->media[id][l] = store;
@@ -159,7 +159,7 @@ static void sim_close(ctl *c)
         /* A few idle microseconds so the waveform ends with the bus free. */
         pcam_sim_advance(c->rig.sim, pcam_sim_now(c->rig.sim) + 2000);
         if (pcam_sim_vcd_close(c->rig.sim) != 0)
-            ctl_err(c, CTL_EFAIL, "writing %s failed", c->vcd_path);
+            ctl_err(c, CTL_EFILE, "writing %s failed", c->vcd_path);
     }
     pcam_sim_set_log(c->rig.sim, NULL);
     simrig_fini(&c->rig);
@@ -290,9 +290,10 @@ static int start_trace(ctl *c)
         return 0;
     if (c->vcd_path != NULL && pcam_sim_vcd_open(c->rig.sim, c->vcd_path) != 0) {
         const char *path = c->vcd_path;
+        int e = errno;
         c->vcd_path = NULL;
         ctl_close(c);
-        return ctl_err(c, CTL_EFAIL, "cannot create %s", path);
+        return ctl_err(c, CTL_EFILE, "cannot create the trace %s: %s", path, e != 0 ? strerror(e) : "failed");
     }
     if (c->phases)
         pcam_sim_set_log(c->rig.sim, stdout);
@@ -315,7 +316,7 @@ int ctl_open(ctl *c)
         uint32_t st = ctl_sync(c, &scan, 120000);
         if (st != PCAM_REQ_CMP) {
             ctl_close(c);
-            return ctl_err(c, CTL_EFAIL, "bus scan failed: %s",
+            return ctl_err(c, CTL_EOTHER, "bus scan failed: %s",
                            st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
         }
         scan_report(c);

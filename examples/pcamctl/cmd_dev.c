@@ -19,7 +19,7 @@ int ctl_capacity(ctl *c, uint8_t target, uint8_t lun, uint64_t *blocks, uint32_t
     if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
         return ctl_io_fail(c, "READ CAPACITY(10)", &io);
     if (pcam_read_capacity10_parse(data, PCAM_READ_CAPACITY10_LEN - io.ccb.u.io.resid, &cap) != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "READ CAPACITY(10) returned short data");
+        return ctl_err(c, CTL_ESANITY, "READ CAPACITY(10) returned short data");
     if (cap.use_rc16) {
         /* Past 2^32 blocks READ CAPACITY(10) answers FFFFFFFFh (SBC). */
         n = pcam_cdb_read_capacity16(cdb, sizeof cdb, PCAM_READ_CAPACITY16_LEN);
@@ -27,10 +27,10 @@ int ctl_capacity(ctl *c, uint8_t target, uint8_t lun, uint64_t *blocks, uint32_t
         if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
             return ctl_io_fail(c, "READ CAPACITY(16)", &io);
         if (pcam_read_capacity16_parse(data, PCAM_READ_CAPACITY16_LEN - io.ccb.u.io.resid, &cap) != PCAM_OK)
-            return ctl_err(c, CTL_EFAIL, "READ CAPACITY(16) returned short data");
+            return ctl_err(c, CTL_ESANITY, "READ CAPACITY(16) returned short data");
     }
     if (cap.zero_block_length)
-        return ctl_err(c, CTL_EFAIL, "the device reports a block length of 0");
+        return ctl_err(c, CTL_ESANITY, "the device reports a block length of 0");
     *blocks = cap.last_lba + 1;
     *block_size = cap.block_length;
     return 0;
@@ -85,7 +85,7 @@ int cmd_devlist(ctl *c, int argc, char **argv)
     memset(&pi, 0, sizeof pi);
     pi.func = PCAM_FN_PATH_INQ;
     if (ctl_sync(c, &pi, 1000) != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "path inquiry failed");
+        return ctl_err(c, CTL_EOTHER, "path inquiry failed");
     if (c->json) {
         j_obj(NULL);
         j_obj("bus");

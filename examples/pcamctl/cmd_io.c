@@ -8,6 +8,7 @@
  * never used to decide anything.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -186,7 +187,7 @@ static int xfer_fail(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_
     char what[96];
     xfer_what(a, write, lba, n, what, sizeof what);
     if (io->status == PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "%s: %u bytes not transferred", what, (unsigned)io->ccb.u.io.resid);
+        return ctl_err(c, CTL_ESANITY, "%s: %u bytes not transferred", what, (unsigned)io->ccb.u.io.resid);
     return ctl_io_fail_at(c, what, io, part);
 }
 
@@ -286,7 +287,7 @@ int cmd_read(ctl *c, int argc, char **argv)
     if (buf == NULL) {
         if (!to_stdout)
             fclose(f);
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     }
     meter_start(c, &m, a.progress, "read", a.count * bs);
     /* What was read is kept: on a failed READ the blocks before the bad one
@@ -352,11 +353,23 @@ int cmd_write(ctl *c, int argc, char **argv)
     FILE *f = strcmp(a.file, "-") == 0 ? stdin : fopen(a.file, "rb");
     if (f == NULL)
         return ctl_err(c, CTL_EFILE, "cannot open %s: %s", a.file, strerror(errno));
-    /* Size the transfer before touching the device, so a bad file writes nothing. */
+    /* Size the transfer before touching the device, so a bad file writes
+     * nothing. Only a regular file has a size; a pipe or a device needs
+     * --count, a directory is no data at all. */
     long size = -1;
-    if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
+    struct stat st;
+    if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return ctl_err(c, CTL_EFILE, "%s is a directory, not a file of blocks", a.file);
+    }
+    if (f != stdin && S_ISREG(st.st_mode) && fseek(f, 0, SEEK_END) == 0) {
         size = ftell(f);
         rewind(f);
+    }
+    if (size < 0 && !a.have_count) {
+        if (f != stdin)
+            fclose(f);
+        return ctl_usage(c, "%s has no size to take the block count from: give --count", a.file);
     }
     if (!a.have_count) {
         a.count = 1; /* for setup's range check; fixed below */
@@ -382,7 +395,7 @@ int cmd_write(ctl *c, int argc, char **argv)
     }
     uint8_t *buf = rc == 0 ? malloc((size_t)chunk * bs) : NULL;
     if (rc == 0 && buf == NULL)
-        rc = ctl_err(c, CTL_EFAIL, "out of memory");
+        rc = ctl_err(c, CTL_EOTHER, "out of memory");
     meter_start(c, &m, a.progress, "write", a.count * bs);
     for (uint64_t done = 0; rc == 0 && done < a.count;) {
         uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk;
@@ -457,7 +470,7 @@ int cmd_verify(ctl *c, int argc, char **argv)
         ctl_io io;
         int len = pcam_cdb_verify(cdb, sizeof cdb, lba + n - 1 > 0xFFFFFFFFull ? 16 : 10, lba, n, 0);
         if (len < 0)
-            return ctl_err(c, CTL_EFAIL, "cannot build the CDB: %s", pcam_strerror(len));
+            return ctl_err(c, CTL_EOTHER, "cannot build the CDB: %s", pcam_strerror(len));
         ctl_io_init(&io, a.t, a.l, cdb, len, PCAM_DIR_NONE, NULL, 0);
         io.ccb.timeout_ms = 60000;
         if (ctl_io_run(c, &io) != PCAM_REQ_CMP) {

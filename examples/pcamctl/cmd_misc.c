@@ -61,12 +61,12 @@ int cmd_sense(ctl *c, int argc, char **argv)
     pcam_sense s;
     pcam_err e = pcam_sense_decode(b, n, &s);
     if (e != PCAM_OK) {
-        int rc = ctl_err(c, CTL_EFAIL, "invalid sense data: %s", pcam_strerror(e));
+        int rc = ctl_err(c, CTL_ESANITY, "invalid sense data: %s", pcam_strerror(e));
         if (c->json) {
             j_obj(NULL);
             j_bool("ok", false);
-            j_u64("exit_status", CTL_EFAIL);
-            j_str("kind", "invalid_data");
+            j_u64("exit_status", CTL_ESANITY);
+            j_str("kind", ctl_exit_kind(CTL_ESANITY));
             j_sense("sense", b, n);
             j_str("error", c->last_err);
             j_end_obj();
@@ -186,7 +186,7 @@ int cmd_bench(ctl *c, int argc, char **argv)
     static char nums[64][32];
     unsigned nnum = 0;
     if (args == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     int n = 0;
     args[n++] = (char *)"pcamctl bench";
     for (int i = 0; i < argc; i++) {
@@ -224,7 +224,7 @@ int cmd_bench(ctl *c, int argc, char **argv)
         char **more = realloc(args, ((size_t)n + 4) * sizeof *args);
         if (more == NULL) {
             free(args);
-            return ctl_err(c, CTL_EFAIL, "out of memory");
+            return ctl_err(c, CTL_EOTHER, "out of memory");
         }
         args = more;
         args[n++] = (char *)"--qemu";

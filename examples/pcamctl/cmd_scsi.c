@@ -158,7 +158,7 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     uint32_t len = (uint32_t)(have_r ? rlen : slen);
     uint8_t *buf = len != 0 ? calloc(1, len) : NULL;
     if (len != 0 && buf == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     if (ifile != NULL) {
         FILE *f = strcmp(ifile, "-") == 0 ? stdin : fopen(ifile, "rb");
         size_t got = f != NULL ? fread(buf, 1, len, f) : 0;
@@ -261,7 +261,7 @@ int cmd_reportluns(ctl *c, int argc, char **argv)
     uint32_t bytes = 0, count = 0;
     pcam_err e = pcam_report_luns_header(data, got, &bytes, &count);
     if (e != PCAM_OK && e != PCAM_ERR_TRUNCATED)
-        return ctl_err(c, CTL_EFAIL, "REPORT LUNS data is malformed: %s", pcam_strerror(e));
+        return ctl_err(c, CTL_ESANITY, "REPORT LUNS data is malformed: %s", pcam_strerror(e));
     if (c->json) {
         j_obj(NULL);
         j_u64("target", t);
@@ -318,7 +318,7 @@ static int mode_sense(ctl *c, uint8_t t, uint8_t l, uint8_t page, uint8_t pc, bo
         return ctl_io_fail(c, "MODE SENSE(10)", &io);
     *got = cap - io.ccb.u.io.resid;
     if (*got < 8)
-        return ctl_err(c, CTL_EFAIL, "MODE SENSE(10) returned %zu bytes, less than its header", *got);
+        return ctl_err(c, CTL_ESANITY, "MODE SENSE(10) returned %zu bytes, less than its header", *got);
     size_t total = (size_t)(buf[0] << 8 | buf[1]) + 2;
     if (total < *got)
         *got = total;
@@ -511,7 +511,7 @@ int cmd_modepage(ctl *c, int argc, char **argv)
     uint8_t *p = b + 8 + bdl;
     size_t plen = 8 + bdl + 2 <= got ? (size_t)p[1] + 2 : 0;
     if (plen == 0 || 8 + bdl + plen > got || (p[0] & 0x3F) != page)
-        return ctl_err(c, CTL_EFAIL, "MODE SENSE did not return page 0x%02x", (unsigned)page);
+        return ctl_err(c, CTL_ESANITY, "MODE SENSE did not return page 0x%02x", (unsigned)page);
     const uint8_t *m = mask + 8 + (size_t)(mask[6] << 8 | mask[7]);
     char question[512];
     size_t qn = (size_t)snprintf(question, sizeof question, "%u:%u page 0x%02x:", t, l, (unsigned)page);
@@ -622,7 +622,7 @@ int cmd_requests(ctl *c, int argc, char **argv)
         j_done();
     }
     if (e != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "REQUEST SENSE returned invalid sense data (%zu bytes): %s", got,
+        return ctl_err(c, CTL_ESANITY, "REQUEST SENSE returned invalid sense data (%zu bytes): %s", got,
                        pcam_strerror(e));
     if (!c->json) {
         char line[256];
@@ -670,7 +670,7 @@ int cmd_rescan(ctl *c, int argc, char **argv)
     scan.func = PCAM_FN_SCAN_BUS;
     uint32_t st = ctl_sync(c, &scan, 120000);
     if (st != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "bus scan failed: %s", st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+        return ctl_err(c, CTL_EOTHER, "bus scan failed: %s", st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
     after_n = present(c, after);
     if (c->json) {
         j_obj(NULL);

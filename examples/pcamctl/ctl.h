@@ -21,17 +21,43 @@
 #include "pcam_sim.h"
 #include "simrig.h"
 
-/* Exit statuses (documented in pcamctl.1, the usage text and README.md;
- * tests/pcamctl checks the man page lists each). */
+/* Exit statuses: sg3_utils' categories (sg3_utils(8), EXIT STATUS) for the
+ * SCSI outcomes, and pcamctl's own in 42..46, which sg3_utils leaves free.
+ * Documented in pcamctl.1, `pcamctl help` and README.md; tests/pcamctl
+ * checks the man page lists each. */
 enum {
-    CTL_OK = 0,         /* done */
-    CTL_EFAIL = 1,      /* the command failed on the bus (CHECK CONDITION, timeout...) */
-    CTL_EUSAGE = 2,     /* bad arguments or a bad topology */
-    CTL_ENODEV = 3,     /* no device at the path given */
-    CTL_EBACKEND = 4,   /* the back-end is not available */
-    CTL_EFILE = 5,      /* a local file could not be read or written */
-    CTL_ENOTCONF = 6    /* a change was not confirmed (modepage --set) */
+    CTL_OK = 0,           /* done */
+    CTL_EUSAGE = 1,       /* syntax error: bad arguments or a bad topology */
+    CTL_ENOTREADY = 2,    /* the device is NOT READY */
+    CTL_EMEDIUM = 3,      /* MEDIUM ERROR, HARDWARE ERROR or BLANK CHECK */
+    CTL_EILLEGAL = 5,     /* ILLEGAL REQUEST (other than below) */
+    CTL_EUA = 6,          /* UNIT ATTENTION */
+    CTL_EPROTECT = 7,     /* DATA PROTECT */
+    CTL_EOPCODE = 9,      /* ILLEGAL REQUEST: invalid command operation code */
+    CTL_EABORTED = 11,    /* ABORTED COMMAND */
+    CTL_EMISCOMPARE = 14, /* MISCOMPARE */
+    CTL_EFILE = 15,       /* a local file (or standard output) could not be opened, read or written */
+    CTL_ELBA = 22,        /* ILLEGAL REQUEST: LBA out of range */
+    CTL_ERESV = 24,       /* status RESERVATION CONFLICT */
+    CTL_EBUSY = 26,       /* status BUSY (after the core's retries) */
+    CTL_ETASKFULL = 27,   /* status TASK SET FULL */
+    CTL_EACA = 28,        /* status ACA ACTIVE */
+    CTL_ETASKABORTED = 29,/* status TASK ABORTED */
+    CTL_ETIMEOUT = 33,    /* the command timed out (or never completed) */
+    CTL_ENODEV = 42,      /* pcamctl: no device at the path given */
+    CTL_EBACKEND = 43,    /* pcamctl: the back-end is not available */
+    CTL_ENOTCONF = 44,    /* pcamctl: a change was not confirmed (modepage --set) */
+    CTL_ESCAN = 45,       /* pcamctl: the bus scan could not finish with a target */
+    CTL_EEXPECT = 46,     /* pcamctl: a script's '!' line did not fail as it expected */
+    CTL_ESANITY = 97,     /* a response failed sanity checks (short or malformed data) */
+    CTL_ESENSE = 98,      /* CHECK CONDITION of another kind */
+    CTL_EOTHER = 99       /* any other failure: the bus (parity, phases, resets), memory, QEMU */
 };
+/* The word --json gives for an exit status ("medium", "usage"...). */
+const char *ctl_exit_kind(int rc);
+/* True for the exit statuses of a command that failed on the bus or in the
+ * device (a bare '!' in a script expects one of these). */
+bool ctl_exit_is_scsi(int rc);
 
 /* ---- simulated topology (simspec.c) ---- */
 #define SPEC_MAX_MERR 8
@@ -180,10 +206,13 @@ typedef struct ctl_io {
 void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,
                  pcam_dir dir, void *data, uint32_t len);
 uint32_t ctl_io_run(ctl *c, ctl_io *io);
+/* The exit status a failed I/O gives: its sense key, SCSI status or CAM
+ * status in sg3_utils' categories. */
+int ctl_io_exit(const ctl_io *io);
 /* Describe a failed I/O (status, SCSI status, decoded sense) into buf. */
 void ctl_io_describe(const ctl_io *io, char *buf, size_t cap);
 /* Print "pcamctl: WHAT failed: DESCRIPTION" on stderr and, with --json, an
- * error object on stdout. Returns CTL_EFAIL. */
+ * error object on stdout. Returns the exit status of the failure (ctl_io_exit). */
 int ctl_io_fail(ctl *c, const char *what, const ctl_io *io);
 /* What a transfer that failed part-way kept (read: the good blocks saved). */
 typedef struct ctl_partial {

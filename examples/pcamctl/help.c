@@ -109,9 +109,14 @@ static const char global_text[] =
 
 static const char exit_text[] =
     "\n"
-    "exit status: 0 done, 1 the command failed on the bus, 2 bad usage or topology,\n"
-    "             3 no device at PATH, 4 back-end not available, 5 a local file failed,\n"
-    "             6 a change was not confirmed\n";
+    "exit status, in sg3_utils' categories: 0 done, 1 syntax error (usage, topology),\n"
+    "  2 not ready, 3 medium or hardware error, 5 illegal request, 6 unit attention,\n"
+    "  7 data protect, 9 invalid opcode, 11 aborted command, 14 miscompare, 15 file error,\n"
+    "  22 LBA out of range, 24 reservation conflict, 26 busy, 27 task set full,\n"
+    "  28 ACA active, 29 task aborted, 33 timeout, 97 malformed response, 98 other sense,\n"
+    "  99 other error (the bus, QEMU, memory); pcamctl's own: 42 no device at PATH,\n"
+    "  43 back-end not available, 44 change not confirmed, 45 scan incomplete,\n"
+    "  46 a script line did not fail as its '!' expected\n";
 
 void ctl_print_help(FILE *f)
 {

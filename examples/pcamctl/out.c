@@ -62,13 +62,12 @@ int ctl_usage(ctl *c, const char *fmt, ...)
 
 void ctl_json_error(ctl *c, int rc)
 {
-    static const char *const kinds[] = {"ok", "scsi", "usage", "no_device", "backend", "file", "not_confirmed"};
     j_obj(NULL);
     j_bool("ok", false);
     if (c->cmd != NULL)
         j_str("command", c->cmd);
     j_u64("exit_status", (uint64_t)rc);
-    j_str("kind", rc >= 0 && (size_t)rc < sizeof kinds / sizeof kinds[0] ? kinds[rc] : "other");
+    j_str("kind", ctl_exit_kind(rc));
     j_str("error", c->last_err[0] != '\0' ? c->last_err : "failed");
     j_end_obj();
     j_done();

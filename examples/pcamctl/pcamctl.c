@@ -104,7 +104,7 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
         return 0;
     }
     if (target == c->spec.initiator)
-        return ctl_err(c, CTL_ENODEV, "%u is the initiator's own ID", target);
+        return ctl_err(c, CTL_EUSAGE, "%u is the initiator's own ID, not a target", target);
     /* The scan did not list it: ask once more, so a target that is there
      * but BUSY, hung or failing says so instead of "no device". */
     uint8_t cdb[16], data[36];
@@ -121,21 +121,21 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
         return ctl_err(c, CTL_ENODEV, "no device at %u:%u (selection timeout: nothing answers at that ID)",
                        target, lun);
     if (ist == 0xFFFFFFFFu)
-        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table and did not finish an INQUIRY (it hangs)",
+        return ctl_err(c, CTL_ETIMEOUT, "%u:%u is not in the scan's table and did not finish an INQUIRY (it hangs)",
                        target, lun);
     if ((ist & PCAM_STATUS_MASK) == PCAM_REQ_CMP) {
         pcam_inquiry inq;
         if (pcam_inquiry_parse(data, sizeof data - io.ccb.u.io.resid, &inq) == PCAM_OK && inq.qualifier != 0)
             return ctl_err(c, CTL_ENODEV, "no device at %u:%u (target %u answers, peripheral qualifier %u: no LU there)",
                            target, lun, target, inq.qualifier);
-        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'",
+        return ctl_err(c, CTL_EOTHER, "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'",
                        target, lun);
     }
     char why[256];
     ctl_io_describe(&io, why, sizeof why);
     if ((ist & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR && io.ccb.u.io.scsi_status == 0x08)
         snprintf(why, sizeof why, "the target answers BUSY (SCSI status 0x08) after the core's retries");
-    return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table: %s", target, lun, why);
+    return ctl_err(c, ctl_io_exit(&io), "%u:%u is not in the scan's table: %s", target, lun, why);
 }
 
 void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,
@@ -195,6 +195,73 @@ void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
     snprintf(buf, cap, "%s", pcam_status_name(st));
 }
 
+int ctl_io_exit(const ctl_io *io)
+{
+    uint32_t st = io->status;
+    if (st == 0xFFFFFFFFu || (st & PCAM_STATUS_MASK) == PCAM_CMD_TIMEOUT)
+        return CTL_ETIMEOUT;
+    if ((st & PCAM_STATUS_MASK) == PCAM_REQ_CMP)
+        return CTL_ESANITY; /* GOOD with data missing */
+    if ((st & PCAM_STATUS_MASK) == PCAM_SEL_TIMEOUT || (st & PCAM_STATUS_MASK) == PCAM_DEV_NOT_THERE)
+        return CTL_ENODEV;
+    if ((st & PCAM_STATUS_MASK) == PCAM_BUSY)
+        return CTL_EBUSY;
+    if ((st & PCAM_STATUS_MASK) != PCAM_SCSI_STATUS_ERROR)
+        return CTL_EOTHER;
+    switch (io->ccb.u.io.scsi_status) {
+    case 0x02: break;
+    case 0x08: return CTL_EBUSY;
+    case 0x18: return CTL_ERESV;
+    case 0x28: return CTL_ETASKFULL;
+    case 0x30: return CTL_EACA;
+    case 0x40: return CTL_ETASKABORTED;
+    default: return CTL_ESANITY;
+    }
+    pcam_sense s;
+    size_t n = (size_t)(io->ccb.u.io.sense_len - io->ccb.u.io.sense_resid);
+    if (!(st & PCAM_AUTOSNS_VALID) || pcam_sense_decode(io->sense, n, &s) != PCAM_OK)
+        return CTL_ESENSE;
+    switch (s.key) {
+    case 0x2: return CTL_ENOTREADY;
+    case 0x3: case 0x4: case 0x8: return CTL_EMEDIUM;
+    case 0x5:
+        if (s.asc_valid && s.asc == 0x20 && s.ascq == 0x00)
+            return CTL_EOPCODE;
+        if (s.asc_valid && s.asc == 0x21 && s.ascq == 0x00)
+            return CTL_ELBA;
+        return CTL_EILLEGAL;
+    case 0x6: return CTL_EUA;
+    case 0x7: return CTL_EPROTECT;
+    case 0xB: return CTL_EABORTED;
+    case 0xE: return CTL_EMISCOMPARE;
+    default: return CTL_ESENSE;
+    }
+}
+
+bool ctl_exit_is_scsi(int rc)
+{
+    return (rc >= CTL_ENOTREADY && rc <= CTL_EMISCOMPARE) || (rc >= CTL_ELBA && rc <= CTL_ETIMEOUT) ||
+           rc == CTL_ESANITY || rc == CTL_ESENSE || rc == CTL_EOTHER;
+}
+
+const char *ctl_exit_kind(int rc)
+{
+    static const struct { int rc; const char *kind; } k[] = {
+        {CTL_OK, "ok"}, {CTL_EUSAGE, "usage"}, {CTL_ENOTREADY, "not_ready"}, {CTL_EMEDIUM, "medium_error"},
+        {CTL_EILLEGAL, "illegal_request"}, {CTL_EUA, "unit_attention"}, {CTL_EPROTECT, "data_protect"},
+        {CTL_EOPCODE, "invalid_opcode"}, {CTL_EABORTED, "aborted_command"}, {CTL_EMISCOMPARE, "miscompare"},
+        {CTL_EFILE, "file"}, {CTL_ELBA, "lba_out_of_range"}, {CTL_ERESV, "reservation_conflict"},
+        {CTL_EBUSY, "busy"}, {CTL_ETASKFULL, "task_set_full"}, {CTL_EACA, "aca_active"},
+        {CTL_ETASKABORTED, "task_aborted"}, {CTL_ETIMEOUT, "timeout"}, {CTL_ENODEV, "no_device"},
+        {CTL_EBACKEND, "backend"}, {CTL_ENOTCONF, "not_confirmed"}, {CTL_ESCAN, "scan_incomplete"},
+        {CTL_EEXPECT, "expectation"}, {CTL_ESANITY, "bad_response"}, {CTL_ESENSE, "sense_other"},
+        {CTL_EOTHER, "other"}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (k[i].rc == rc)
+            return k[i].kind;
+    return "other";
+}
+
 int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
 {
     return ctl_io_fail_at(c, what, io, NULL);
@@ -208,8 +275,8 @@ int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial
         j_obj(NULL);
         j_bool("ok", false);
         j_str("command", what);
-        j_u64("exit_status", CTL_EFAIL);
-        j_str("kind", "scsi");
+        j_u64("exit_status", (uint64_t)ctl_io_exit(io));
+        j_str("kind", ctl_exit_kind(ctl_io_exit(io)));
         j_str("status", io->status == 0xFFFFFFFFu ? "NOT_COMPLETED" : pcam_status_name(io->status));
         j_u64("scsi_status", io->ccb.u.io.scsi_status);
         if (io->status != 0xFFFFFFFFu && (io->status & PCAM_AUTOSNS_VALID))
@@ -224,7 +291,7 @@ int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial
         j_end_obj();
         j_done();
     }
-    return ctl_err(c, CTL_EFAIL, "%s failed: %s", what, why);
+    return ctl_err(c, ctl_io_exit(io), "%s failed: %s", what, why);
 }
 
 #define MAX_ARGS 512
@@ -433,7 +500,7 @@ int main(int argc, char **argv)
     if (rc == 0 && sim[0] == '@') {
         file_text = simspec_read_file(sim + 1, err, sizeof err);
         if (file_text == NULL)
-            rc = ctl_err(&c, CTL_EUSAGE, "--sim: %s", err);
+            rc = ctl_err(&c, CTL_EFILE, "--sim: %s", err);
         else
             sim = file_text;
     }

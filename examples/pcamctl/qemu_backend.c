@@ -106,7 +106,7 @@ static int qemu_open(ctl *c)
     }
     c->qe = calloc(1, sizeof *c->qe);
     if (c->qe == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     memset(&o, 0, sizeof o);
     o.drives = d;
     o.ndrives = c->nqdrives;
@@ -123,7 +123,7 @@ static int qemu_open(ctl *c)
         c->qe = NULL;
         if (rc == -ENOENT)
             return ctl_err(c, CTL_EBACKEND, "back-end 'qemu-esp': %s", err);
-        return ctl_err(c, rc == -ECHILD || rc == -ETIMEDOUT ? CTL_EBACKEND : CTL_EFAIL,
+        return ctl_err(c, rc == -ECHILD || rc == -ETIMEDOUT ? CTL_EBACKEND : CTL_EOTHER,
                        "back-end 'qemu-esp' could not start: %s", err);
     }
     c->open = true;
@@ -139,7 +139,7 @@ static bool qemu_step(ctl *c)
 {
     int rc = pcam_qemu_esp_step(c->qe, 100);
     if (rc < 0) {
-        ctl_err(c, CTL_EFAIL, "QEMU failed: %s", pcam_qemu_error(c->qe->q));
+        ctl_err(c, CTL_EOTHER, "QEMU failed: %s", pcam_qemu_error(c->qe->q));
         return false;
     }
     return true;
@@ -156,7 +156,7 @@ static void qemu_close(ctl *c)
     if (c->qe != NULL) {
         int rc = pcam_qemu_esp_close(c->qe);
         if (rc != 0)
-            ctl_err(c, CTL_EFAIL, "QEMU ended badly: %d", rc);
+            ctl_err(c, CTL_EOTHER, "QEMU ended badly: %d", rc);
         free(c->qe);
         c->qe = NULL;
     }
@@ -186,7 +186,7 @@ int cmd_hmp(ctl *c, int argc, char **argv)
     out[0] = '\0';
     rc = pcam_qemu_hmp(c->qe->q, cmd, out, sizeof out);
     if (rc != 0)
-        return ctl_err(c, CTL_EFAIL, "monitor command '%s' failed: %s", cmd, out[0] ? out : strerror(-rc));
+        return ctl_err(c, CTL_EOTHER, "monitor command '%s' failed: %s", cmd, out[0] ? out : strerror(-rc));
     if (c->json) {
         j_obj(NULL);
         j_str("hmp", cmd);

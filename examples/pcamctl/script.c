@@ -133,8 +133,8 @@ int cmd_script(ctl *c, int argc, char **argv)
         fflush(stdout);
         if (expect_fail && rc == 0) {
             c->cmd = "script";
-            ctl_err(c, CTL_EFAIL, "line %u: '%s' was expected to fail and did not", lineno, w[0]);
-            rc = CTL_EFAIL;
+            ctl_err(c, CTL_EEXPECT, "line %u: '%s' was expected to fail and did not", lineno, w[0]);
+            rc = CTL_EEXPECT;
         } else if (expect_fail) {
             rc = 0;
         } else if (rc != 0 && !tty) {

@@ -57,7 +57,7 @@ int ctl_std_inquiry(ctl *c, uint8_t t, uint8_t l, bool hex)
         return ctl_io_fail(c, "INQUIRY", &io);
     size_t got = sizeof data - io.ccb.u.io.resid;
     if (pcam_inquiry_parse(data, got, &q) != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "INQUIRY data is malformed (%zu bytes)", got);
+        return ctl_err(c, CTL_ESANITY, "INQUIRY data is malformed (%zu bytes)", got);
     const char *why = NULL;
     bool used = ctl_lu_tagged(c, t, l, &why);
     if (c->json) {
@@ -399,7 +399,7 @@ static void vpd_b2(ctl *c, const uint8_t *p, size_t n)
 static int decode_page(ctl *c, const uint8_t *data, size_t got, int t, int l, uint8_t want, bool hex)
 {
     if (got < 4 || (want != 0xFF && data[1] != want))
-        return ctl_err(c, CTL_EFAIL, "VPD page 0x%02x: malformed answer (%zu bytes)", want, got);
+        return ctl_err(c, CTL_ESANITY, "VPD page 0x%02x: malformed answer (%zu bytes)", want, got);
     uint8_t page = data[1];
     size_t n = (size_t)be16(data + 2);
     if (n > got - 4)

@@ -23,23 +23,23 @@ stdin)
     dd if=d.img bs=512 count=1 2>/dev/null | cmp - r.bin || fail "the block is not what stdin held"
     # Too little on stdin: a file error, nothing sent (block 1 stays zero).
     head -c 100 r.bin | "$P" --sim "$S" cmd 0 2a 00 00 00 00 01 00 00 01 00 -s 512 >out 2>err
-    [ $? -eq 5 ] || { cat err; fail "short stdin did not exit 5 (file error)"; }
+    [ $? -eq 15 ] || { cat err; fail "short stdin did not exit 15 (file error)"; }
     has err "standard input holds 100 bytes"
     head -c 512 /dev/zero >z.bin
     dd if=d.img bs=512 skip=1 count=1 2>/dev/null | cmp - z.bin || fail "a short stdin wrote the block"
     # Zeros when asked for: -i /dev/zero.
     run 0 "$P" --sim "$S" cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512 -i /dev/zero
     dd if=d.img bs=512 count=1 2>/dev/null | cmp - z.bin || fail "-i /dev/zero did not write zeros"
-    # On a terminal: a usage error (2), nothing sent.
+    # On a terminal: a usage error (1), nothing sent.
     cp r.bin blk0.bin
     "$P" --sim "$S" cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512 -i r.bin >/dev/null 2>&1 || fail "setup write"
     script -qec "$P --sim $S cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512; echo rc=\$?" /dev/null </dev/null >tty.out 2>&1
     has tty.out "which is a terminal"
-    has tty.out "rc=2"
+    has tty.out "rc=1"
     dd if=d.img bs=512 count=1 2>/dev/null | cmp - r.bin || fail "the terminal case wrote the block"
     # In a script read from stdin, stdin is the script: refused.
     printf 'cmd 0 2a 00 00 00 00 00 00 00 01 00 -s 512\n' | "$P" --sim "$S" script >out 2>err
-    [ $? -eq 2 ] || { cat err; fail "cmd -s in a stdin script did not fail as a usage error"; }
+    [ $? -eq 1 ] || { cat err; fail "cmd -s in a stdin script did not fail as a usage error"; }
     has err "standard input holds the script"
     ;;
 partial)
@@ -47,27 +47,27 @@ partial)
     # blocks are good and where the error is (as sg_dd does), and fails.
     awk 'BEGIN { for (b = 0; b < 2048; b++) for (i = 0; i < 512; i++) printf "%c", 65 + (b + i) % 26 }' >d.img
     S="0:disk:1M:file=$WORK/d.img:merr=1000"
-    run 1 "$P" --sim "$S" read 0 --lba 996 --count 8 -o out.bin
+    run 3 "$P" --sim "$S" read 0 --lba 996 --count 8 -o out.bin
     dd if=d.img bs=512 skip=996 count=4 2>/dev/null >want.bin
     cmp out.bin want.bin || fail "out.bin is not blocks 996..999"
     has err "4 good blocks (LBA 996..999, 2048 bytes) are in out.bin; the error is at LBA 1000"
     has err "MEDIUM ERROR"
     # Across many chunks: every good block before the error is kept.
-    run 1 "$P" --sim "$S" read 0 --lba 0 --count 2000 -o big.bin
+    run 3 "$P" --sim "$S" read 0 --lba 0 --count 2000 -o big.bin
     dd if=d.img bs=512 count=1000 2>/dev/null >want.bin
     cmp big.bin want.bin || fail "big.bin is not blocks 0..999"
     has err "1000 good blocks (LBA 0..999, 512000 bytes)"
     # To stdout as well, and in the JSON error object.
     "$P" --sim "$S" read 0 --lba 990 --count 20 -o - >so.bin 2>err
-    [ $? -eq 1 ] || fail "read -o - past a bad block did not fail"
+    [ $? -eq 3 ] || fail "read -o - past a bad block did not fail"
     dd if=d.img bs=512 skip=990 count=10 2>/dev/null | cmp - so.bin || fail "stdout lost the good blocks"
     has err "10 good blocks (LBA 990..999, 5120 bytes) are in standard output"
-    run 1 "$P" --json --sim "$S" read 0 --lba 998 --count 4 -o j.bin
+    run 3 "$P" --json --sim "$S" read 0 --lba 998 --count 4 -o j.bin
     jeq out .good_blocks 2
     jeq out .error_lba 1000
     jeq out .ok false
     # The error on the first block: nothing is good, and that is said.
-    run 1 "$P" --sim "$S" read 0 --lba 1000 --count 3 -o none.bin
+    run 3 "$P" --sim "$S" read 0 --lba 1000 --count 3 -o none.bin
     has err "no good block before the error at LBA 1000"
     [ ! -s none.bin ] || fail "none.bin is not empty"
     ;;
@@ -89,6 +89,54 @@ noopselect)
     has out "byte 2 0x00 -> 0x04; MODE SELECT?"
     hasnt out "byte 3"
     has out "WCE=1"
+    ;;
+exitstatus)
+    # Item 9: sg3_utils(8)'s exit-status categories for the SCSI outcomes
+    # (0 good, 1 syntax, 2 not ready, 3 medium, 5 illegal request, 9 invalid
+    # opcode, 15 file, 22 LBA out of range, 26 busy, 33 timeout), pcamctl's
+    # own in 42..46, the same number and its name in --json.
+    st() {
+        want=$1 kind=$2
+        shift 2
+        run "$want" "$@" --json
+        jeq out .exit_status "$want"
+        jeq out .kind "$kind"
+        [ -s err ] || fail "'$*': no message on stderr"
+    }
+    st 1 usage "$P" --sim 0:disk read 0 --lba
+    st 1 usage "$P" --sim 0:disk inquiry 16
+    st 1 usage "$P" --sim 0:disk inquiry 7
+    st 2 not_ready "$P" --sim 4:cd:empty tur 4
+    st 3 medium_error "$P" --sim 0:disk:merr=5 read 0 --lba 0 --count 8 -o x.bin
+    st 5 illegal_request "$P" --sim 0:disk cmd 0 12 01 b0 00 ff 00 -r 255
+    st 9 invalid_opcode "$P" --sim 0:disk:1M cmd 0 ff 00 00 00 00 00
+    st 22 lba_out_of_range "$P" --sim 0:disk:1M cmd 0 28 00 00 00 10 00 00 00 01 00 -r 512
+    st 26 busy "$P" --sim 0:disk:busy=20 tur 0
+    st 33 timeout "$P" --sim 0:disk:hang=5 tur 0
+    st 42 no_device "$P" --sim 0:disk tur 4
+    st 44 not_confirmed "$P" --sim 0:disk modepage 0 --page 8 --set 2=4
+    st 97 bad_response "$P" sense 12 34
+    # Files are file errors (15) with the reason, never usage or bus errors.
+    st 15 file "$P" --sim 0:disk:1M write 0 --lba 0 -i /tmp
+    has err "/tmp is a directory"
+    hasnt err "9223372036854775807"
+    st 15 file "$P" --sim 0:disk:1M trace -o "$WORK/nonexistent/x.vcd" tur 0
+    has err "No such file or directory"
+    st 15 file "$P" --sim "0:disk:1M:file=$WORK/nonexistent/d.img" tur 0
+    has err "No such file or directory"
+    st 15 file "$P" --sim @"$WORK/nonexistent.cfg" devlist
+    st 15 file "$P" --sim 0:disk read 0 --lba 0 --count 1 -o "$WORK/nonexistent/x.bin"
+    # A pipe has no size: --count is needed (usage), and then it is read.
+    head -c 512 /dev/urandom >r.bin
+    cat r.bin | "$P" --sim "0:disk:1M:file=$WORK/d.img" write 0 --lba 3 -i /dev/stdin >out 2>err
+    [ $? -eq 1 ] || fail "a pipe without --count was not a usage error"
+    has err "give --count"
+    # The man page lists each status with the same kind name --json gives.
+    for k in usage not_ready medium_error illegal_request invalid_opcode lba_out_of_range busy timeout \
+             no_device not_confirmed bad_response file scan_incomplete expectation; do
+        grep -q "($k)" "$SRC/examples/pcamctl/pcamctl.1" || grep -q "kind $k" "$SRC/examples/pcamctl/pcamctl.1" ||
+            fail "pcamctl.1 does not name kind $k"
+    done
     ;;
 *)
     fail "unknown case"
