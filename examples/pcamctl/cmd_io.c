@@ -137,7 +137,7 @@ static int setup(ctl *c, io_args *a, uint32_t *bs, uint32_t *chunk)
     if (rc != 0)
         return rc;
     if (a->lba >= blocks || a->count > blocks - a->lba)
-        return ctl_err(c, CTL_EUSAGE, "blocks %llu..%llu are beyond the last block of %u:%u (%llu)",
+        return ctl_err(c, CTL_ELBA, "blocks %llu..%llu are beyond the last block of %u:%u (%llu)",
                        (unsigned long long)a->lba, (unsigned long long)(a->lba + a->count - 1), a->t,
                        a->l, (unsigned long long)(blocks - 1));
     pcam_ccb pi;
@@ -385,7 +385,7 @@ int cmd_write(ctl *c, int argc, char **argv)
             uint32_t bs2;
             rc = ctl_capacity(c, a.t, a.l, &blocks, &bs2);
             if (rc == 0 && a.count > blocks - a.lba)
-                rc = ctl_err(c, CTL_EUSAGE, "%s needs %llu blocks; only %llu fit from LBA %llu", a.file,
+                rc = ctl_err(c, CTL_ELBA, "%s needs %llu blocks; only %llu fit from LBA %llu", a.file,
                              (unsigned long long)a.count, (unsigned long long)(blocks - a.lba),
                              (unsigned long long)a.lba);
         }

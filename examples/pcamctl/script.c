@@ -7,14 +7,19 @@
  *   # a comment
  *   devlist
  *   read 0 --lba 0 --count 8 -o a.bin
- *   ! read 0 --lba 100 --count 1 -o b.bin     a leading '!' expects a failure
+ *   ! read 0 --lba 1000 --count 1 -o b.bin    '!' expects the command to fail
+ *   !42 tur 4                                 '!N' expects exit status N
  *   reset bus
  *
  * Words split at blanks; '...' and "..." quote. `--json` on a line applies
- * to that line. The script's exit status is that of the first line that
- * did not do what it was expected to (1 for an expected failure that
- * succeeded), else 0. Commands that build their own bus (trace, bench on
- * QEMU, script) are refused here: a script never opens a second bus.
+ * to that line. A bare '!' expects a failure of the command on the bus or
+ * in the device (an exit status ctl_exit_is_scsi() accepts); '!N' expects
+ * exactly N. A usage error, a file error or "no device" never meets a bare
+ * '!', and a usage error never meets any: a typo must not pass as the
+ * failure a test wanted. The script's exit status is that of the first
+ * line that did not do what it was expected to (46 for an expectation not
+ * met), else 0. Commands that build their own bus (trace, bench on QEMU,
+ * script) are refused here: a script never opens a second bus.
  */
 #include <string.h>
 #include <unistd.h>
@@ -91,17 +96,35 @@ int cmd_script(ctl *c, int argc, char **argv)
         }
         if (n == 0)
             continue;
+        /* '!' or '!N', alone or glued to the command ("!tur 4"). */
         bool expect_fail = false;
-        if (strcmp(w[0], "!") == 0 || w[0][0] == '!') {
+        int expect_rc = -1; /* -1: any failure of the command itself */
+        if (w[0][0] == '!') {
+            const char *p = w[0] + 1;
             expect_fail = true;
-            if (w[0][1] != '\0') {
-                w[0]++;
+            if (*p >= '0' && *p <= '9') {
+                expect_rc = 0;
+                for (; *p >= '0' && *p <= '9' && expect_rc < 1000; p++)
+                    expect_rc = expect_rc * 10 + (*p - '0');
+            }
+            bool bad = (expect_rc >= 0 && *p != '\0') || expect_rc == 0 || expect_rc > 255 ||
+                       expect_rc == CTL_EUSAGE;
+            if (*p != '\0') {
+                w[0] = (char *)p;
             } else {
                 memmove(w, w + 1, (size_t)(n - 1) * sizeof *w);
                 n--;
             }
-            if (n == 0)
+            if (bad || n == 0) {
+                c->cmd = "script";
+                ctl_err(c, CTL_EUSAGE, "script line %u: %s", lineno,
+                        n == 0 ? "'!' without a command"
+                        : expect_rc == CTL_EUSAGE ? "'!1' expects a usage error, which is never an expected failure"
+                                                  : "'!N' wants N from 2 to 255 and a blank before the command");
+                if (status == 0 && !tty)
+                    status = CTL_EUSAGE;
                 continue;
+            }
         }
         int k = 0;
         c->json = json;
@@ -134,6 +157,22 @@ int cmd_script(ctl *c, int argc, char **argv)
         if (expect_fail && rc == 0) {
             c->cmd = "script";
             ctl_err(c, CTL_EEXPECT, "line %u: '%s' was expected to fail and did not", lineno, w[0]);
+            rc = CTL_EEXPECT;
+        } else if (expect_fail && expect_rc >= 0 && rc != expect_rc) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EEXPECT, "line %u: '%s' was expected to exit %d (%s) and exited %d (%s)", lineno, w[0],
+                    expect_rc, ctl_exit_kind(expect_rc), rc, ctl_exit_kind(rc));
+            rc = CTL_EEXPECT;
+        } else if (expect_fail && rc == CTL_EUSAGE) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EEXPECT, "line %u: '%s' is a usage error, never an expected failure", lineno, w[0]);
+            rc = CTL_EEXPECT;
+        } else if (expect_fail && expect_rc < 0 && !ctl_exit_is_scsi(rc)) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EEXPECT,
+                    "line %u: '%s' exited %d (%s), which is not a failure of the command on the bus; "
+                    "write '!%d' if that is the failure wanted",
+                    lineno, w[0], rc, ctl_exit_kind(rc), rc);
             rc = CTL_EEXPECT;
         } else if (expect_fail) {
             rc = 0;

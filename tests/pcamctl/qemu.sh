@@ -67,7 +67,7 @@ cmp r.bin want.bin || fail "read data differ from the image"
 run 0 $Q read 0 --lba 4095 --count 1 -o last.bin
 dd if=orig.img of=want.bin bs=512 skip=4095 count=1 2>/dev/null
 cmp last.bin want.bin || fail "last block differs"
-run 1 $Q read 0 --lba 4096 --count 1 -o past.bin
+run 22 $Q read 0 --lba 4096 --count 1 -o past.bin
 has err "beyond the last block of 0:0 (4095)"
 
 # write: 130 KiB at LBA 2000 lands in the image file; the rest is untouched.

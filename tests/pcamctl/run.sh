@@ -138,7 +138,7 @@ readwrite)
     head -c 700 in.bin >odd.bin
     run 1 "$P" --sim "$S" write 0 --lba 0 -i odd.bin
     has err "not a whole number of 512-byte blocks"
-    run 1 "$P" --sim "0:disk:1M" read 0 --lba 2047 --count 2 -o x.bin
+    run 22 "$P" --sim "0:disk:1M" read 0 --lba 2047 --count 2 -o x.bin
     has err "beyond the last block of 0:0 (2047)"
     run 1 "$P" --sim "0:disk:1M" read 0 --lba 0 -o x.bin
     has err "usage: pcamctl read"

@@ -138,6 +138,47 @@ exitstatus)
             fail "pcamctl.1 does not name kind $k"
     done
     ;;
+bang)
+    # Item 4: a bare '!' expects a failure of the command on the bus or in
+    # the device, '!N' exactly exit status N; a typo, an unknown option, no
+    # device or a file error never pass as the expected failure (46).
+    S="0:disk:merr=1000,4:cd:empty"
+    line() {
+        want=$1
+        shift
+        printf '%s\n' "$*" >l.txt
+        run "$want" "$P" --sim "$S" script l.txt
+    }
+    line 46 '! reed 0 --lba 1'
+    has err "usage error, never an expected failure"
+    line 46 '! read 0 --lbaa 1'
+    line 46 '! tur 1'
+    has err "exited 42 (no_device), which is not a failure of the command on the bus"
+    line 46 "! read 0 --lba 0 --count 1 -o $WORK/nonexistent/x"
+    has err "exited 15 (file)"
+    line 46 '!3 tur 4'
+    has err "was expected to exit 3 (medium_error) and exited 2 (not_ready)"
+    line 46 '!2 tur 0'
+    has err "was expected to fail and did not"
+    # What is expected passes.
+    line 0 '! tur 4'
+    line 0 '!2 tur 4'
+    line 0 '!3 read 0 --lba 1000 --count 1 -o b.bin'
+    line 0 '! read 0 --lba 996 --count 8 -o b.bin'
+    line 0 '!42 tur 1'
+    line 0 "!15 read 0 --lba 0 --count 1 -o $WORK/nonexistent/x"
+    line 0 '!tur 4'
+    # '!1' (a usage error) and malformed '!' lines are script syntax errors.
+    line 1 '!1 tur 0'
+    has err "never an expected failure"
+    line 1 '!2tur 4'
+    line 1 '!'
+    # The lines after a met expectation run; an unmet one gives the script 46.
+    printf '! tur 4\ntur 0\n! tur 1\ntur 0\n' >m.txt
+    run 46 "$P" --sim "$S" script m.txt
+    [ "$(grep -c 'ready' out)" -eq 2 ] || fail "the lines after did not run"
+    has err "line 3: 'tur' exited 42"
+    ;;
 *)
     fail "unknown case"
     ;;
