@@ -254,16 +254,21 @@ pcam_bus *ctl_bus(ctl *c)
     return &c->rig.bus;
 }
 
-/* What went wrong during the scan, from the event ring: a target that
+/* What went wrong during a scan: a target that answered BUSY to the end,
  * timed out, needed a reset or broke the protocol is left out of the table,
  * and the user should hear why instead of seeing one device fewer. The
- * events stay readable for nobody afterwards (reset reads its own). */
-static void scan_report(ctl *c)
+ * event ring names what the core did (read here, so it is gone for later
+ * readers; reset reads its own), the per-target counters since `before`
+ * (NULL: a new bus) what the target answered. A target the table holds
+ * after all (the recovery worked) is not one the scan failed on. */
+void ctl_scan_review(ctl *c, const pcam_counters *before)
 {
     pcam_event ev[PCAM_EVENT_RING];
     size_t n = pcam_bus_read_events(ctl_bus(c), ev, PCAM_EVENT_RING);
     uint32_t seen[PCAM_MAX_TARGETS];
     memset(seen, 0, sizeof seen);
+    c->scan_trouble = 0;
+    memset(c->scan_why, 0, sizeof c->scan_why);
     for (size_t i = 0; i < n; i++) {
         uint16_t code = ev[i].code;
         if (code != PCAM_EV_TIMEOUT && code != PCAM_EV_ABORT_SENT && code != PCAM_EV_BDR_SENT &&
@@ -274,12 +279,44 @@ static void scan_report(ctl *c)
             if (seen[ev[i].target] & (1u << code))
                 continue;
             seen[ev[i].target] |= 1u << code;
-            c->scan_trouble |= (uint16_t)(1u << ev[i].target);
             ctl_warn(c, "scan: target %u: %s%s", ev[i].target, ctl_event_name(code),
                      code == PCAM_EV_TIMEOUT ? " (it accepted a command and did not finish it)" : "");
         } else if (code == PCAM_EV_BUS_RESET) {
             ctl_warn(c, "scan: the bus was reset (recovery)");
         }
+    }
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS && t <= ctl_max_target(c); t++) {
+        pcam_counters k, z;
+        pcam_ccb ccb;
+        memset(&z, 0, sizeof z);
+        const pcam_counters *b = before != NULL ? &before[t] : &z;
+        if (t == c->spec.initiator || pcam_bus_get_counters(ctl_bus(c), (uint8_t)t, &k) != PCAM_OK)
+            continue;
+        memset(&ccb, 0, sizeof ccb);
+        ccb.func = PCAM_FN_GET_DEV;
+        ccb.target = (uint8_t)t;
+        if (ctl_sync(c, &ccb, 1000) == PCAM_REQ_CMP && ccb.u.dev.present)
+            continue;
+        const char *why = NULL;
+        if (k.timeouts != b->timeouts || (seen[t] & (1u << PCAM_EV_TIMEOUT)))
+            why = "it accepted a command and did not finish it (timeout)";
+        else if (k.busy != b->busy)
+            why = "it answered BUSY to the end of the core's retries";
+        else if (k.queue_fulls != b->queue_fulls)
+            why = "it answered TASK SET FULL to the end of the core's retries";
+        else if (k.parity_errors != b->parity_errors || (seen[t] & (1u << PCAM_EV_PARITY)))
+            why = "parity errors on its bytes";
+        else if (seen[t] & ((1u << PCAM_EV_UNEXP_FREE) | (1u << PCAM_EV_BAD_PHASE)))
+            why = "it broke the protocol (an unexpected bus free or phase)";
+        else if (k.check_conditions != b->check_conditions)
+            why = "INQUIRY ended in CHECK CONDITION";
+        else if (k.aborts != b->aborts || k.resets != b->resets || seen[t] != 0)
+            why = "the core had to abort or reset it";
+        if (why == NULL)
+            continue;
+        c->scan_trouble |= (uint16_t)(1u << t);
+        snprintf(c->scan_why[t], sizeof c->scan_why[t], "%s", why);
+        ctl_warn(c, "scan: target %u could not be scanned: %s", t, why);
     }
 }
 
@@ -319,7 +356,7 @@ int ctl_open(ctl *c)
             return ctl_err(c, CTL_EOTHER, "bus scan failed: %s",
                            st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
         }
-        scan_report(c);
+        ctl_scan_review(c, NULL);
     }
     if (!c->vcd_with_scan && (rc = start_trace(c)) != 0)
         return rc;

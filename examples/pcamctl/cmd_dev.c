@@ -137,9 +137,10 @@ int cmd_devlist(ctl *c, int argc, char **argv)
             ccb.target = (uint8_t)t;
             ccb.lun = (uint8_t)l;
             if (ctl_sync(c, &ccb, 1000) != PCAM_REQ_CMP || !ccb.u.dev.present) {
-                if (verbose && l == 0 && !c->json)
-                    printf("%-7u (no device%s)\n", t,
-                           c->scan_trouble & (1u << t) ? ": it failed during the scan, see the warnings" : "");
+                if (l == 0 && !c->json && (c->scan_trouble & (1u << t)))
+                    printf("%-7u (not listed: the scan could not finish with it: %s)\n", t, c->scan_why[t]);
+                else if (verbose && l == 0 && !c->json)
+                    printf("%-7u (no device)\n", t);
                 continue;
             }
             found++;
@@ -204,10 +205,15 @@ int cmd_devlist(ctl *c, int argc, char **argv)
     if (c->json) {
         j_end_arr();
         j_u64("count", found);
+        j_bool("scan_complete", c->scan_trouble == 0);
         j_arr("scan_failed_targets");
         for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
-            if (c->scan_trouble & (1u << t))
-                j_u64(NULL, t);
+            if (c->scan_trouble & (1u << t)) {
+                j_obj(NULL);
+                j_u64("target", t);
+                j_str("reason", c->scan_why[t]);
+                j_end_obj();
+            }
         j_end_arr();
         j_end_obj();
         j_done();
@@ -215,9 +221,16 @@ int cmd_devlist(ctl *c, int argc, char **argv)
         printf("%u device%s", found, found == 1 ? "" : "s");
         for (unsigned t = 0, k = 0; t < PCAM_MAX_TARGETS; t++)
             if (c->scan_trouble & (1u << t))
-                printf("%s%u", k++ ? " " : "; failed during the scan (not listed): target ", t);
+                printf("%s%u", k++ ? " " : "; the scan is incomplete, it could not finish with target ", t);
         putchar('\n');
     }
+    /* A table with a target missing for a reason is not a clean answer. */
+    unsigned nbad = 0;
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
+        nbad += (c->scan_trouble >> t) & 1u;
+    if (nbad != 0)
+        return ctl_err(c, CTL_ESCAN, "the scan could not finish with %u target%s (listed above with the reason)", nbad,
+                       nbad == 1 ? "" : "s");
     return 0;
 }
 

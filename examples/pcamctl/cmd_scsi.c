@@ -665,12 +665,20 @@ int cmd_rescan(ctl *c, int argc, char **argv)
         return rc;
     uint8_t before[PCAM_MAX_TARGETS], after[PCAM_MAX_TARGETS];
     unsigned before_n = present(c, before), after_n;
+    static pcam_counters k0[PCAM_MAX_TARGETS];
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
+        if (pcam_bus_get_counters(ctl_bus(c), (uint8_t)t, &k0[t]) != PCAM_OK)
+            memset(&k0[t], 0, sizeof k0[t]);
+    /* What the scan before this one left over is not this scan's news. */
+    static pcam_event old[PCAM_EVENT_RING];
+    (void)pcam_bus_read_events(ctl_bus(c), old, PCAM_EVENT_RING);
     pcam_ccb scan;
     memset(&scan, 0, sizeof scan);
     scan.func = PCAM_FN_SCAN_BUS;
     uint32_t st = ctl_sync(c, &scan, 120000);
     if (st != PCAM_REQ_CMP)
         return ctl_err(c, CTL_EOTHER, "bus scan failed: %s", st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+    ctl_scan_review(c, k0);
     after_n = present(c, after);
     if (c->json) {
         j_obj(NULL);
@@ -703,10 +711,29 @@ int cmd_rescan(ctl *c, int argc, char **argv)
         }
     }
     if (c->json) {
+        j_bool("scan_complete", c->scan_trouble == 0);
+        j_arr("scan_failed_targets");
+    }
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++) {
+        if (!(c->scan_trouble & (1u << t)))
+            continue;
+        if (c->json) {
+            j_obj(NULL);
+            j_u64("target", t);
+            j_str("reason", c->scan_why[t]);
+            j_end_obj();
+        } else {
+            printf("; not scanned: target %u (%s)", t, c->scan_why[t]);
+        }
+    }
+    if (c->json) {
+        j_end_arr();
         j_end_obj();
         j_done();
     } else {
         putchar('\n');
     }
+    if (c->scan_trouble != 0)
+        return ctl_err(c, CTL_ESCAN, "rescan: the scan is incomplete (targets not scanned are named above)");
     return 0;
 }

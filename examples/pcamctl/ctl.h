@@ -160,7 +160,8 @@ typedef struct ctl {
     bool script;               /* script mode: one bus across the commands */
     bool stdin_script;         /* the script comes from standard input (cmd -s may not read it) */
     bool yes;                  /* --yes: confirm changes without asking */
-    uint16_t scan_trouble;     /* targets that timed out or failed during the scan */
+    uint16_t scan_trouble;     /* targets the last scan could not finish with (not in the table) */
+    char scan_why[PCAM_MAX_TARGETS][72]; /* why, for each of them */
     /* sim state */
     bool open;
     simrig rig;
@@ -174,6 +175,10 @@ extern const ctl_backend ctl_qemu_esp_backend;
  * target's side of negotiate need it). */
 bool ctl_is_sim(const ctl *c);
 const ctl_backend *ctl_find_backend(const char *name);
+/* After a scan: warn about what went wrong and set scan_trouble/scan_why to
+ * the targets the scan could not finish with, from the event ring and the
+ * counters since `before` (one per target; NULL for a new bus). */
+void ctl_scan_review(ctl *c, const pcam_counters *before);
 int ctl_open(ctl *c);
 void ctl_close(ctl *c);
 pcam_bus *ctl_bus(ctl *c);

@@ -20,7 +20,7 @@ const char ctl_version[] = PCAMCTL_VERSION;
 /* Value options and flags are listed " -a --bee " so a lookup is strstr of " NAME ". */
 static const ctl_cmd cmds[] = {
     {"devlist", cmd_devlist, "devlist [-l] [-v]",
-     "scan and list the devices (-l: capacity and agreement; -v: the bus and every ID)", " ",
+     "scan and list the devices (-l: capacity, agreement; -v: every ID); exit 45 if one was not scanned", " ",
      " -l --long -v --verbose ", false},
     {"inquiry", cmd_inquiry, "inquiry PATH [--vpd PAGE] [--hex]",
      "standard INQUIRY decoded, or a VPD page (00 80 83 86 89 B0 B1 B2 decoded)", " --vpd ",

@@ -186,7 +186,7 @@ newcmds)
     run 3 "$P" --sim "0:disk:merr=1000" verify 0 --lba 996 --count 8
     has err "MEDIUM ERROR: Unrecovered read error (3/11/00) info=0x3E8"
     # rescan finds what a hung scan missed.
-    printf 'devlist\nrescan\n' >rs.txt
+    printf '!45 devlist\nrescan\n' >rs.txt   # the first scan is incomplete (45)
     run 0 "$P" --sim "0:disk:hang=1,3:cd" script rs.txt
     has out "1 device;"
     has out "rescan: 2 devices (before: 1); found: 0:0; lost: none"
@@ -326,11 +326,11 @@ shown)
     ;;
 failures)
     # A target that hangs during the scan: said, not silent.
-    run 0 "$P" --sim "0:disk:hang=1,3:cd" devlist
+    run 45 "$P" --sim "0:disk:hang=1,3:cd" devlist
     has err "warning: scan: target 0: TIMEOUT"
-    has out "1 device; failed during the scan (not listed): target 0"
-    run 0 "$P" --json --sim "0:disk:hang=1,3:cd" devlist
-    jeq out '.scan_failed_targets[0]' 0
+    has out "1 device; the scan is incomplete, it could not finish with target 0"
+    run 45 "$P" --json --sim "0:disk:hang=1,3:cd" devlist
+    jeq out '.scan_failed_targets[0].target' 0
     # A BUSY target is there: a failure saying BUSY (26), not "no device" (42).
     run 26 "$P" --sim "0:disk:busy=20" tur 0
     has err "0:0 is not in the scan's table: the target answers BUSY (SCSI status 0x08)"

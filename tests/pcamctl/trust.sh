@@ -179,6 +179,42 @@ bang)
     [ "$(grep -c 'ready' out)" -eq 2 ] || fail "the lines after did not run"
     has err "line 3: 'tur' exited 42"
     ;;
+scanfail)
+    # Item 5: a target the scan could not finish with is listed with the
+    # reason, and the exit status (45) says the scan was incomplete.
+    run 45 "$P" --sim 0:disk:busy=20 devlist
+    has out "0       (not listed: the scan could not finish with it: it answered BUSY"
+    has out "0 devices; the scan is incomplete, it could not finish with target 0"
+    has err "the scan could not finish with 1 target"
+    run 45 "$P" --json --sim 0:disk:busy=20,3:cd devlist
+    jeq out .scan_complete false
+    jeq out '.scan_failed_targets[0].target' 0
+    jeq out '.count' 1
+    jval out '.scan_failed_targets[0].reason' | grep -q BUSY || fail "the JSON reason does not say BUSY"
+    # tur says the same of the target (26, BUSY), not "no device".
+    run 26 "$P" --sim 0:disk:busy=20 tur 0
+    has err "answers BUSY"
+    # A hang: the timeout is the reason.
+    run 45 "$P" --sim 0:disk:hang=1,3:cd devlist
+    has out "(not listed: the scan could not finish with it: it accepted a command and did not finish it (timeout))"
+    # A clean scan: complete, exit 0, nothing listed as failed.
+    run 0 "$P" --json --sim 0:disk,3:cd devlist
+    jeq out .scan_complete true
+    hasnt out '"target":0,"reason"'
+    run 0 "$P" --sim 0:disk,3:cd devlist
+    hasnt out "incomplete"
+    # A later scan that finds the target: it is listed, and not also named
+    # as failed (the hang was for the first command only).
+    printf 'devlist\nrescan\ndevlist\n' >s.txt
+    run 45 "$P" --sim 0:disk:hang=1,3:cd script s.txt
+    has err "script line 1 exited 45"
+    hasnt err "script line 3"
+    tail -n 1 out | grep -q '^2 devices$' || { cat out; fail "the last devlist is not clean"; }
+    # rescan names what this scan could not finish.
+    printf 'rescan\n' >r.txt
+    run 45 "$P" --sim 0:disk:busy=20,3:cd script r.txt
+    has out "not scanned: target 0 (it answered BUSY"
+    ;;
 *)
     fail "unknown case"
     ;;
