@@ -306,8 +306,11 @@ int cmd_read(ctl *c, int argc, char **argv)
             failed = true;
             good = io.status == PCAM_REQ_CMP ? 0 : salvage(c, &a, a.lba + done, n, buf, bs, &io, &bad_lba, &cmd_lba, &cmd_n);
         }
-        if (good != 0 && fwrite(buf, bs, good, f) != good)
-            rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
+        if (good != 0 && fwrite(buf, bs, good, f) != good) {
+            rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", to_stdout ? "standard output" : a.file,
+                         strerror(errno));
+            c->stdout_failed = to_stdout;
+        }
         done += good;
         if (rc == 0 && failed) {
             part.valid = true;
@@ -322,8 +325,10 @@ int cmd_read(ctl *c, int argc, char **argv)
     free(buf);
     if (!to_stdout && fclose(f) != 0 && (rc == 0 || failed))
         rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
-    if (to_stdout && fflush(stdout) != 0 && (rc == 0 || failed))
+    if (to_stdout && fflush(stdout) != 0 && (rc == 0 || failed)) {
         rc = ctl_err(c, CTL_EFILE, "writing standard output failed: %s", strerror(errno));
+        c->stdout_failed = true;
+    }
     if (failed && part.valid) {
         if (done == 0)
             ctl_err(c, rc, "read: no good block before the error at LBA %llu; %s holds nothing",

@@ -158,6 +158,7 @@ typedef struct ctl {
     char last_err[400];        /* the last message ctl_err printed (--json error object) */
     int progress;              /* read/write progress: -1 never, 0 on a terminal, 1 always */
     bool script;               /* script mode: one bus across the commands */
+    bool stdout_failed;        /* a failed write to stdout was already said */
     bool stdin_script;         /* the script comes from standard input (cmd -s may not read it) */
     bool yes;                  /* --yes: confirm changes without asking */
     uint16_t scan_trouble;     /* targets the last scan could not finish with (not in the table) */

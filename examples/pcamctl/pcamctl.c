@@ -9,6 +9,7 @@
  * in help.c, the topology grammar in simspec.c, the man page in pcamctl.1.
  * Nothing here talks to a chip: only CCBs through the back-end seam.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,9 +356,39 @@ static int early(ctl *c, int code, const char *fmt, ...)
     return code;
 }
 
+static ctl c;
+
+static int run(int argc, char **argv);
+
+/* Whatever the command did, output that did not reach stdout (a full disk,
+ * a closed pipe, /dev/full) is a failure: nothing may be lost with exit 0.
+ * The last flush and the close are checked, and any earlier write error
+ * stdio remembers. */
 int main(int argc, char **argv)
 {
-    static ctl c;
+    int rc = run(argc, argv);
+    errno = 0;
+    bool bad = fflush(stdout) != 0;
+    int e = errno;
+    bad = ferror(stdout) != 0 || bad;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        e = errno;
+    }
+    if (bad && !c.stdout_failed) {
+        c.quiet = false;
+        ctl_err(&c, CTL_EFILE, "writing standard output failed: %s",
+                e != 0 ? strerror(e) : "an earlier write failed");
+        if (rc == 0)
+            rc = CTL_EFILE;
+    }
+    if (bad && rc == 0)
+        rc = CTL_EFILE;
+    return rc;
+}
+
+static int run(int argc, char **argv)
+{
     static char *args[MAX_ARGS];
     static char *rest[MAX_ARGS];
     static char split[MAX_ARGS][256];

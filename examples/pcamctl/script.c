@@ -21,6 +21,7 @@
  * met), else 0. Commands that build their own bus (trace, bench on QEMU,
  * script) are refused here: a script never opens a second bus.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -153,7 +154,14 @@ int cmd_script(ctl *c, int argc, char **argv)
         }
         if (c->json && rc != 0 && j_docs() == docs)
             ctl_json_error(c, rc);
-        fflush(stdout);
+        /* Output lost is a failure of the line that wrote it. */
+        if (fflush(stdout) != 0 && !c->stdout_failed) {
+            c->cmd = "script";
+            int e = ctl_err(c, CTL_EFILE, "line %u: writing standard output failed: %s", lineno, strerror(errno));
+            c->stdout_failed = true;
+            if (rc == 0)
+                rc = e;
+        }
         if (expect_fail && rc == 0) {
             c->cmd = "script";
             ctl_err(c, CTL_EEXPECT, "line %u: '%s' was expected to fail and did not", lineno, w[0]);

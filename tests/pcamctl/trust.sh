@@ -215,6 +215,35 @@ scanfail)
     run 45 "$P" --sim 0:disk:busy=20,3:cd script r.txt
     has out "not scanned: target 0 (it answered BUSY"
     ;;
+stdout)
+    # Item 6: output that cannot be written (/dev/full: ENOSPC on every
+    # write) is a file error (15) with the reason, never exit 0.
+    [ -w /dev/full ] || { echo "no /dev/full: skipped"; exit 0; }
+    S="0:disk:1M,3:cd"
+    full() {
+        "$P" --sim "$S" "$@" >/dev/full 2>err
+        rc=$?
+        [ "$rc" -eq 15 ] || { cat err; fail "'$*' >/dev/full exited $rc, not 15"; }
+        has err "writing standard output failed: No space left on device"
+        [ "$(grep -c 'writing standard output failed' err)" -eq 1 ] || { cat err; fail "'$*': said more than once"; }
+    }
+    full devlist
+    full --json devlist
+    full inquiry 0
+    full cmd 0 12 00 00 00 24 00 -r 36
+    full sense 70 00 03 00 00 00 00 0a 00 00 00 00 11 00 00 00 00 00
+    full read 0 --lba 0 --count 4 -o -
+    full read 0 --lba 0 --count 1000 -o -
+    full readcap 0
+    full help
+    full --version
+    printf 'tur 0\ninquiry 0\n' >s.txt
+    full script s.txt
+    has err "line 1: writing standard output failed"
+    # The same commands to a good stdout exit 0 (the check is not blind).
+    run 0 "$P" --sim "$S" devlist
+    run 0 "$P" --sim "$S" read 0 --lba 0 --count 4 -o -
+    ;;
 *)
     fail "unknown case"
     ;;
