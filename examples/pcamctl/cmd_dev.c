@@ -241,8 +241,19 @@ int cmd_inquiry(ctl *c, int argc, char **argv)
     uint64_t page = 0;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--vpd") == 0 && i + 1 < argc) {
-            if (!ctl_parse_u64(argv[++i], &page) || page > 0xFF)
-                return ctl_usage(c, "bad VPD page '%s'", argv[i]);
+            /* A number, or sg_vpd's abbreviation of the page's name. */
+            static const struct { const char *abbrev; uint8_t page; } ab[] = {
+                {"sv", 0x00}, {"sn", 0x80}, {"di", 0x83}, {"ei", 0x86}, {"mpp", 0x87},
+                {"sp", 0x88}, {"ai", 0x89}, {"bl", 0xB0}, {"bdc", 0xB1}, {"lbpv", 0xB2}};
+            const char *v = argv[++i];
+            bool named = false;
+            for (size_t k = 0; k < sizeof ab / sizeof ab[0]; k++)
+                if (strcmp(v, ab[k].abbrev) == 0) {
+                    page = ab[k].page;
+                    named = true;
+                }
+            if (!named && (!ctl_parse_u64(v, &page) || page > 0xFF))
+                return ctl_usage(c, "bad VPD page '%s' (0..0xff, or sv sn di ei mpp sp ai bl bdc lbpv)", v);
             vpd = true;
         } else if (strcmp(argv[i], "--hex") == 0) {
             hex = true;

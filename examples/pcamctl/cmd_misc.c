@@ -27,12 +27,19 @@ int ctl_parse_hex(ctl *c, int argc, char **argv, uint8_t *out, size_t cap)
         return -1;
     }
     for (int i = 0; i < argc; i++) {
+        /* As camcontrol and sg_raw users type them: a byte per word in one
+         * or two hex digits, 0x optional ("0x12 0 0 0 0x24 0"), or a run of
+         * hex pairs in one word ("120000002400"). */
         const char *s = argv[i];
-        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        bool prefixed = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+        if (prefixed)
             s += 2;
         size_t len = strlen(s);
-        if (len == 0 || len % 2 != 0) {
-            ctl_usage(c, "'%s' is not a whole number of hex bytes", argv[i]);
+        char pair[3] = {'0', s[0], '\0'};
+        if (len == 1)
+            s = pair, len = 2;
+        if (len == 0 || len % 2 != 0 || (prefixed && len > 2)) {
+            ctl_usage(c, "'%s' is not a byte (1 or 2 hex digits, 0x optional) or a run of hex pairs", argv[i]);
             return -1;
         }
         for (size_t k = 0; k < len; k += 2) {

@@ -84,19 +84,21 @@ int cmd_cmd(ctl *c, int argc, char **argv)
 {
     const char *path = NULL, *ifile = NULL, *ofile = NULL;
     uint64_t rlen = 0, slen = 0, tmo = 0, retries = 4;
-    bool have_r = false, have_s = false, hex = false;
+    bool have_r = false, have_s = false, hex = false, force = false;
     char *hexargs[64];
     int nhex = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-r") == 0 || strcmp(a, "--in") == 0) {
-            if (!ctl_parse_u64(v, &rlen) || rlen == 0 || rlen > CMD_MAX_DATA)
-                return ctl_usage(c, "bad %s '%s' (1..%u bytes)", a, v, CMD_MAX_DATA);
+            if (!ctl_parse_size(v, &rlen) || rlen == 0 || rlen > CMD_MAX_DATA)
+                return ctl_usage(c, "bad %s '%s' (1..%u bytes; k, KiB, M, MiB = 1024s, KB, MB = 1000s)", a, v,
+                                 CMD_MAX_DATA);
             have_r = true;
             i++;
         } else if (strcmp(a, "-s") == 0 || strcmp(a, "--out") == 0) {
-            if (!ctl_parse_u64(v, &slen) || slen == 0 || slen > CMD_MAX_DATA)
-                return ctl_usage(c, "bad %s '%s' (1..%u bytes)", a, v, CMD_MAX_DATA);
+            if (!ctl_parse_size(v, &slen) || slen == 0 || slen > CMD_MAX_DATA)
+                return ctl_usage(c, "bad %s '%s' (1..%u bytes; k, KiB, M, MiB = 1024s, KB, MB = 1000s)", a, v,
+                                 CMD_MAX_DATA);
             have_s = true;
             i++;
         } else if (strcmp(a, "-i") == 0) {
@@ -115,6 +117,8 @@ int cmd_cmd(ctl *c, int argc, char **argv)
             i++;
         } else if (strcmp(a, "--hex") == 0) {
             hex = true;
+        } else if (strcmp(a, "--force") == 0) {
+            force = true;
         } else if (path == NULL) {
             path = a;
         } else if (nhex < 64) {
@@ -145,12 +149,20 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     int clen = ctl_parse_hex(c, nhex, hexargs, cdb, sizeof cdb);
     if (clen < 0)
         return CTL_EUSAGE;
-    if (clen < 6)
-        return ctl_usage(c, "a CDB has 6 to 16 bytes, not %d", clen);
+    /* The opcode's group fixes the CDB length; sg_raw sends whatever it is
+     * given, and so does --force (the core's pass-through flag: the target
+     * judges it). Without --force a mismatch is one usage error. */
     int want = pcam_cdb_len_for_opcode(cdb[0]);
-    if (want > 0 && want != clen)
-        ctl_warn(c, "opcode 0x%02x has a %d-byte CDB by its group; sending the %d bytes given", cdb[0], want,
-                 clen);
+    if (!force && clen < 6)
+        return ctl_usage(c, "a CDB has 6 to 16 bytes, not %d (--force sends it as given)", clen);
+    if (want > 0 && want != clen) {
+        if (!force)
+            return ctl_usage(c, "opcode 0x%02x has a %d-byte CDB by its group, and %d bytes are given; "
+                                "--force sends them as given, as sg_raw does",
+                             cdb[0], want, clen);
+        ctl_warn(c, "opcode 0x%02x has a %d-byte CDB by its group; sending the %d bytes given (--force)", cdb[0],
+                 want, clen);
+    }
     uint8_t t, l;
     int rc = ctl_parse_path(c, path, &t, &l, true);
     if (rc != 0)
@@ -184,6 +196,8 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     /* The core's retries absorb BUSY, NOT READY and UNIT ATTENTION;
      * --retries 0 shows what the device answers, as sg_raw does. */
     io.ccb.u.io.retries = (uint8_t)retries;
+    if (force)
+        io.ccb.flags |= PCAM_CCB_PASSTHRU;
     io.ccb.timeout_ms = (uint32_t)tmo;
     char cdbtext[256];
     pcam_cdb_format(cdb, (size_t)clen, 512, cdbtext, sizeof cdbtext);

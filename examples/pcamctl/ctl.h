@@ -198,6 +198,10 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev);
 /* Parse an unsigned number: decimal, or hex after 0x. A leading zero is
  * decimal ("0100" is 100): never octal. */
 bool ctl_parse_u64(const char *s, uint64_t *out);
+/* A byte count as sg3_utils takes it: a number (decimal, or hex after 0x),
+ * decimal with a suffix k, K, KiB, m, M, MiB (powers of 1024) or KB, MB
+ * (powers of 1000): "1k" is 1024. */
+bool ctl_parse_size(const char *s, uint64_t *out);
 /* The highest target ID and LUN a path may name on this back-end and bus. */
 unsigned ctl_max_target(const ctl *c);
 /* The back-end's name for its bus, "sim0" or "esp0". */

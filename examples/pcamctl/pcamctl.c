@@ -91,6 +91,36 @@ int ctl_parse_path(ctl *c, const char *s, uint8_t *target, uint8_t *lun, bool al
     return 0;
 }
 
+bool ctl_parse_size(const char *s, uint64_t *out)
+{
+    static const struct { const char *suffix; uint64_t mult; } sfx[] = {
+        {"k", 1024}, {"K", 1024}, {"KiB", 1024}, {"KB", 1000},
+        {"m", 1048576}, {"M", 1048576}, {"MiB", 1048576}, {"MB", 1000000}};
+    char num[32];
+    size_t n = 0;
+    if (s == NULL)
+        return false;
+    if (ctl_parse_u64(s, out))
+        return true;
+    while (s[n] >= '0' && s[n] <= '9')
+        n++;
+    if (n == 0 || n >= sizeof num)
+        return false;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    uint64_t v;
+    if (!ctl_parse_u64(num, &v))
+        return false;
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+        if (strcmp(s + n, sfx[i].suffix) == 0) {
+            if (v > UINT64_MAX / sfx[i].mult)
+                return false;
+            *out = v * sfx[i].mult;
+            return true;
+        }
+    return false;
+}
+
 int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
 {
     pcam_ccb ccb;

@@ -225,8 +225,11 @@ sense)
     jeq out .text "ILLEGAL REQUEST: Invalid field in cdb (5/24/00) field pointer byte 2 bit 7 in CDB"
     run 97 "$P" sense 12 34
     has err "invalid sense data"
-    run 1 "$P" sense 7
-    has err "not a whole number of hex bytes"
+    # One hex digit is a byte (07h, as sg_raw reads it): no valid sense.
+    run 97 "$P" sense 7
+    has err "invalid sense data"
+    run 1 "$P" sense 123
+    has err "is not a byte"
     run 1 "$P" sense zz
     run 1 "$P" sense
     ;;

@@ -244,6 +244,47 @@ stdout)
     run 0 "$P" --sim "$S" devlist
     run 0 "$P" --sim "$S" read 0 --lba 0 --count 4 -o -
     ;;
+cdb)
+    # Item 10: CDBs as camcontrol and sg_raw users type them; a length the
+    # opcode's group does not have is one usage error, or sent as given
+    # with --force (the simulated disk then judges the 10-byte INQUIRY);
+    # sizes and VPD pages as sg3_utils takes them.
+    S="0:disk:1M"
+    for cdb in "0x12 0 0 0 0x24 0" "12 0 0 0 24 0" "12 00 00 00 24 00" "120000002400" "0x12 00 0 0x0 24 0"; do
+        # shellcheck disable=SC2086
+        run 0 "$P" --sim "$S" cmd 0 $cdb -r 36
+        has out "INQUIRY bytes=36 dir=in: GOOD, 36 of 36 bytes in"
+        has out "PCAMSIM"
+    done
+    run 1 "$P" --sim "$S" cmd 0 0x123 0 0 0 24 0 -r 36
+    has err "is not a byte"
+    run 1 "$P" --sim "$S" cmd 0 12 0 0 0 24 0 0 0 0 0 -r 36
+    [ "$(grep -c '^pcamctl:' err)" -eq 1 ] || { cat err; fail "more than one message for a long CDB"; }
+    has err "opcode 0x12 has a 6-byte CDB by its group, and 10 bytes are given; --force sends them"
+    hasnt err "failed"
+    run 0 "$P" --sim "$S" cmd 0 12 0 0 0 24 0 0 0 0 0 -r 36 --force
+    has err "warning: opcode 0x12 has a 6-byte CDB by its group; sending the 10 bytes given"
+    has out "GOOD"
+    # -r 1k is 1024 bytes asked for (36 come back from INQUIRY's 0x24).
+    run 0 "$P" --sim "$S" cmd 0 12 0 0 0 24 0 -r 1k
+    has out "36 of 1024 bytes in"
+    run 0 "$P" --json --sim "$S" cmd 0 12 0 0 0 24 0 -r 2KiB
+    jeq out .requested 2048
+    run 0 "$P" --json --sim "$S" cmd 0 12 0 0 0 24 0 -r 1KB
+    jeq out .requested 1000
+    run 1 "$P" --sim "$S" cmd 0 12 0 0 0 24 0 -r 1q
+    # --vpd sn is page 80h, di 83h, bl B0h... as sg_vpd names them.
+    run 0 "$P" --sim "$S" inquiry 0 --vpd 0x80
+    cp out num.txt
+    run 0 "$P" --sim "$S" inquiry 0 --vpd sn
+    cmp out num.txt || fail "--vpd sn is not page 0x80"
+    has out "VPD page 0x80 (Unit serial number)"
+    run 0 "$P" --sim "$S" inquiry 0 --vpd di
+    has out "VPD page 0x83"
+    run 0 "$P" --sim "$S" inquiry 0 --vpd sv
+    has out "VPD page 0x00"
+    run 1 "$P" --sim "$S" inquiry 0 --vpd serial
+    ;;
 *)
     fail "unknown case"
     ;;
