@@ -279,8 +279,15 @@ void ctl_scan_review(ctl *c, const pcam_counters *before)
             if (seen[ev[i].target] & (1u << code))
                 continue;
             seen[ev[i].target] |= 1u << code;
-            ctl_warn(c, "scan: target %u: %s%s", ev[i].target, ctl_event_name(code),
-                     code == PCAM_EV_TIMEOUT ? " (it accepted a command and did not finish it)" : "");
+            const char *what = code == PCAM_EV_TIMEOUT     ? "it accepted a command and did not finish it in time"
+                               : code == PCAM_EV_ABORT_SENT ? "the core sent it ABORT TASK"
+                               : code == PCAM_EV_BDR_SENT   ? "the core sent it BUS DEVICE RESET"
+                               : code == PCAM_EV_LUN_RESET  ? "the core sent it LOGICAL UNIT RESET"
+                               : code == PCAM_EV_PARITY     ? "a parity error on its bytes"
+                               : code == PCAM_EV_UNEXP_FREE ? "it let go of the bus in the middle of a command"
+                               : code == PCAM_EV_BAD_PHASE  ? "it went to a bus phase the protocol does not allow there"
+                                                            : "the bus was reset";
+            ctl_warn(c, "scan: target %u: %s (event %s)", ev[i].target, what, ctl_event_name(code));
         } else if (code == PCAM_EV_BUS_RESET) {
             ctl_warn(c, "scan: the bus was reset (recovery)");
         }
@@ -354,7 +361,7 @@ int ctl_open(ctl *c)
         if (st != PCAM_REQ_CMP) {
             ctl_close(c);
             return ctl_err(c, CTL_EOTHER, "bus scan failed: %s",
-                           st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+                           ctl_status_sentence(st));
         }
         ctl_scan_review(c, NULL);
     }

@@ -39,7 +39,7 @@ static int tran(ctl *c, uint8_t func, uint8_t target, pcam_tran_type type, pcam_
     uint32_t st = ctl_sync(c, &ccb, 1000);
     if (st != PCAM_REQ_CMP)
         return ctl_err(c, CTL_EOTHER, "%s of target %u failed: %s",
-                       func == PCAM_FN_SET_TRAN ? "SET_TRAN" : "GET_TRAN", target, pcam_status_name(st));
+                       func == PCAM_FN_SET_TRAN ? "SET_TRAN" : "GET_TRAN", target, ctl_status_sentence(st));
     if (func == PCAM_FN_GET_TRAN)
         *s = ccb.u.tran.settings;
     return 0;
@@ -386,7 +386,7 @@ int cmd_tags(ctl *c, int argc, char **argv)
         ccb.u.relq.openings = (uint32_t)depth;
         uint32_t st = ctl_sync(c, &ccb, 1000);
         if (st != PCAM_REQ_CMP)
-            return ctl_err(c, CTL_EOTHER, "setting the depth of %u:%u failed: %s", t, l, pcam_status_name(st));
+            return ctl_err(c, CTL_EOTHER, "setting the depth of %u:%u failed: %s", t, l, ctl_status_sentence(st));
     }
     uint64_t errors = 0;
     if (load != 0 && (rc = run_load(c, t, l, (uint32_t)load, &errors)) != 0)
@@ -513,13 +513,13 @@ int cmd_reset(ctl *c, int argc, char **argv)
         j_done();
     } else {
         if (bus)
-            printf("%s: %s\n", what, st == 0xFFFFFFFFu ? "did not complete" : pcam_status_name(st));
+            printf("%s: %s\n", what, ctl_status_sentence(st));
         else
-            printf("%s to %u:%u: %s%s\n", what, t, l, st == 0xFFFFFFFFu ? "did not complete" : pcam_status_name(st),
+            printf("%s to %u:%u: %s%s\n", what, t, l, ctl_status_sentence(st),
                    st == PCAM_REQ_CMP ? (after == 0 ? "; ready again" : "; not ready afterwards") : "");
         ctl_print_events(c);
     }
     if (st != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EOTHER, "%s failed", what);
+        return ctl_err(c, st == 0xFFFFFFFFu ? CTL_ETIMEOUT : CTL_EOTHER, "%s failed: %s", what, ctl_status_sentence(st));
     return after;
 }

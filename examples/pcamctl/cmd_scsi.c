@@ -691,7 +691,7 @@ int cmd_rescan(ctl *c, int argc, char **argv)
     scan.func = PCAM_FN_SCAN_BUS;
     uint32_t st = ctl_sync(c, &scan, 120000);
     if (st != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EOTHER, "bus scan failed: %s", st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+        return ctl_err(c, CTL_EOTHER, "bus scan failed: %s", ctl_status_sentence(st));
     ctl_scan_review(c, k0);
     after_n = present(c, after);
     if (c->json) {

@@ -219,6 +219,9 @@ uint32_t ctl_io_run(ctl *c, ctl_io *io);
 /* The exit status a failed I/O gives: its sense key, SCSI status or CAM
  * status in sg3_utils' categories. */
 int ctl_io_exit(const ctl_io *io);
+/* What a CAM status (0xFFFFFFFF: never completed) means, as a sentence
+ * saying what happened on the bus and what the user can do. */
+const char *ctl_status_sentence(uint32_t st);
 /* Describe a failed I/O (status, SCSI status, decoded sense) into buf. */
 void ctl_io_describe(const ctl_io *io, char *buf, size_t cap);
 /* Print "pcamctl: WHAT failed: DESCRIPTION" on stderr and, with --json, an

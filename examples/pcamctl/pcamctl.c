@@ -194,11 +194,52 @@ uint32_t ctl_io_run(ctl *c, ctl_io *io)
     return io->status;
 }
 
+const char *ctl_status_sentence(uint32_t st)
+{
+    if (st == 0xFFFFFFFFu)
+        return "the command never completed, not even through the core's recovery: the back-end or the target hangs";
+    switch ((pcam_status)(st & PCAM_STATUS_MASK)) {
+    case PCAM_REQ_CMP: return "done";
+    case PCAM_REQ_INPROG: return "the command is still in the core";
+    case PCAM_REQ_ABORTED: return "the command was aborted before it finished (an abort, a reset or shutdown); run it again";
+    case PCAM_REQ_CMP_ERR: return "the command failed in a way the core could not classify; 'reset --json' shows the bus's events";
+    case PCAM_BUSY: return "the bus or the device stayed busy through every retry; try again later";
+    case PCAM_REQ_INVALID: return "the core refused the request before the bus: the CDB length, direction or buffer does not fit";
+    case PCAM_PATH_INVALID: return "there is no such target or LUN on this bus";
+    case PCAM_DEV_NOT_THERE: return "no device answers at this path";
+    case PCAM_SEL_TIMEOUT: return "the target did not answer selection: check that it is powered, its ID, cabling and termination";
+    case PCAM_CMD_TIMEOUT:
+        return "the target took the command but did not finish it in time, and the core stopped it; check the device, "
+               "or allow more time (cmd --timeout)";
+    case PCAM_SCSI_STATUS_ERROR: return "the target ended the command with an error status";
+    case PCAM_SCSI_BUS_RESET: return "the command was lost to a SCSI bus reset; run it again";
+    case PCAM_UNCOR_PARITY:
+        return "parity errors on the bus that retries and slower transfers did not cure: check cabling and termination";
+    case PCAM_AUTOSENSE_FAIL: return "the target reported CHECK CONDITION, but fetching its sense data failed";
+    case PCAM_NO_HBA: return "the controller is gone or shut down";
+    case PCAM_DATA_RUN_ERR:
+        return "the target moved more data than the command's buffer holds (a data overrun): check the CDB's "
+               "allocation or transfer length against the data length given";
+    case PCAM_UNEXP_BUSFREE:
+        return "the target let go of the bus in the middle of the command (an unexpected bus free): it may have "
+               "reset or crashed";
+    case PCAM_SEQUENCE_FAIL:
+        return "the target went to a bus phase the protocol does not allow at that point; a firmware or cabling problem";
+    case PCAM_BDR_SENT: return "the command was lost to a device or LUN reset; run it again";
+    case PCAM_REQ_TOO_BIG: return "the transfer is larger than the controller moves in one command; ask for less";
+    case PCAM_REQUEUE_REQ: return "the command was not run; run it again";
+    case PCAM_MSG_REJECT_REC: return "the target rejected a message the command depends on (a tag, or a negotiation)";
+    case PCAM_RESRC_UNAVAIL: return "no tag or storage was free for the command; try again";
+    case PCAM_FUNC_NOTAVAIL: return "the controller does not implement this function";
+    }
+    return "the command failed with an unknown status";
+}
+
 void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
 {
     uint32_t st = io->status;
     if (st == 0xFFFFFFFFu) {
-        snprintf(buf, cap, "did not complete");
+        snprintf(buf, cap, "%s", ctl_status_sentence(st));
         return;
     }
     if ((st & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR && io->ccb.u.io.scsi_status == 0x02 &&
@@ -213,17 +254,28 @@ void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
         return;
     }
     if ((st & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR) {
-        snprintf(buf, cap, "SCSI status 0x%02x", io->ccb.u.io.scsi_status);
+        static const struct { uint8_t s; const char *text; } ss[] = {
+            {0x08, "the target answered BUSY (SCSI status 0x08) through every retry; try again later"},
+            {0x18, "the target answered RESERVATION CONFLICT (SCSI status 0x18): another initiator holds it"},
+            {0x28, "the target answered TASK SET FULL (SCSI status 0x28) through every retry"},
+            {0x30, "the target answered ACA ACTIVE (SCSI status 0x30)"},
+            {0x40, "the target answered TASK ABORTED (SCSI status 0x40)"}};
+        for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
+            if (ss[i].s == io->ccb.u.io.scsi_status) {
+                snprintf(buf, cap, "%s", ss[i].text);
+                return;
+            }
+        snprintf(buf, cap, "the target ended the command with SCSI status 0x%02x", io->ccb.u.io.scsi_status);
         return;
     }
     if (io->ccb.u.io.recovery != 0) {
         /* Name the recovery the core ran and how it went (issue 16). */
         char r[128];
         (void)pcam_recovery_format(io->ccb.u.io.recovery, r, sizeof r);
-        snprintf(buf, cap, "%s after %s", pcam_status_name(st), r);
+        snprintf(buf, cap, "%s (the core's recovery: %s)", ctl_status_sentence(st), r);
         return;
     }
-    snprintf(buf, cap, "%s", pcam_status_name(st));
+    snprintf(buf, cap, "%s", ctl_status_sentence(st));
 }
 
 int ctl_io_exit(const ctl_io *io)

@@ -327,7 +327,7 @@ shown)
 failures)
     # A target that hangs during the scan: said, not silent.
     run 45 "$P" --sim "0:disk:hang=1,3:cd" devlist
-    has err "warning: scan: target 0: TIMEOUT"
+    has err "warning: scan: target 0: it accepted a command and did not finish it in time (event TIMEOUT)"
     has out "1 device; the scan is incomplete, it could not finish with target 0"
     run 45 "$P" --json --sim "0:disk:hang=1,3:cd" devlist
     jeq out '.scan_failed_targets[0].target' 0
@@ -466,7 +466,7 @@ reset bus
 EOF
     run 0 "$P" --sim "0:disk:1M" script s.txt
     cmp two.bin back.bin || fail "the script's read did not see its write"
-    has out "SCSI bus reset: REQ_CMP"
+    has out "SCSI bus reset: done"
     has out "0:0: ready"
     # From stdin; a failing line gives the script that status.
     printf 'tur 0\ntur 4\ntur 0\n' | "$P" --sim "0:disk,4:cd:empty" script >out 2>err

@@ -130,7 +130,7 @@ run 0 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-drive 3:cd:$WO
 has err "READ(10) of 1 block at LBA 100 on 0:0 failed: CHECK CONDITION: ABORTED COMMAND"
 has err "(B/00/06)"
 has err "NOT READY: Medium not present (2/3A/00)"
-has out "SCSI bus reset: REQ_CMP"
+has out "SCSI bus reset: done"
 has out "0:0: ready"
 has out "3:0: ready"
 has out "blkdebug"

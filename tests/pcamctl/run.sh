@@ -194,14 +194,14 @@ tags)
 reset)
     S="0:disk,5:disk:luns=2"
     run 0 "$P" --sim "$S" reset dev 0
-    has out "BUS DEVICE RESET to 0:0: REQ_CMP; ready again"
+    has out "BUS DEVICE RESET to 0:0: done; ready again"
     has out "BDR_SENT     target 0"
     run 0 "$P" --json --sim "$S" reset lun 5:1
     jeq out .status REQ_CMP
     jeq out .ready_after true
     grep -q '^.events\[[0-9]*\].event=LUN_RESET$' out.flat || fail "no LUN_RESET event"
     run 0 "$P" --sim "$S" reset bus
-    has out "SCSI bus reset: REQ_CMP"
+    has out "SCSI bus reset: done"
     has out "BUS_RESET"
     run 42 "$P" --sim "$S" reset dev 6
     run 1 "$P" --sim "$S" reset frob

@@ -285,6 +285,42 @@ cdb)
     has out "VPD page 0x00"
     run 1 "$P" --sim "$S" inquiry 0 --vpd serial
     ;;
+messages)
+    # Item 11: failures are sentences saying what happened on the bus and
+    # what to do, never a bare CAM status name.
+    names='REQ_[A-Z_]*|SEQUENCE_FAIL|DATA_RUN_ERR|UNCOR_PARITY|CMD_TIMEOUT|SEL_TIMEOUT|UNEXP_BUSFREE'
+    names="$names|SCSI_STATUS_ERROR|AUTOSENSE_FAIL|BDR_SENT|NOT_COMPLETED|MSG_REJECT_REC|SCSI_BUS_RESET"
+    nonames() {
+        if grep -E -w "$names" err; then fail "a status name instead of a sentence"; fi
+    }
+    # An overrun: INQUIRY sends 36 bytes into an 8-byte buffer.
+    run 99 "$P" --sim 0:disk cmd 0 12 00 00 00 24 00 -r 8
+    has err "the target moved more data than the command's buffer holds (a data overrun)"
+    has err "(the core's recovery: ABORT TASK taken)"
+    nonames
+    # Parity errors on every byte: the cabling is named.
+    run 99 "$P" --sim 0:disk:parity=1000000 tur 0
+    has err "parity errors on the bus that retries and slower transfers did not cure: check cabling and termination"
+    has err "scan: target 0: a parity error on its bytes"
+    nonames
+    # A hang: what happened, what the core did, what to try.
+    run 33 "$P" --sim 0:disk:hang=5 tur 0
+    has err "did not finish it in time, and the core stopped it"
+    has err "allow more time"
+    nonames
+    # BUSY to the end.
+    run 26 "$P" --sim 0:disk:busy=20 tur 0
+    has err "the target answers BUSY"
+    nonames
+    # A reset that worked says so in words.
+    run 0 "$P" --sim 0:disk reset bus
+    has out "SCSI bus reset: done"
+    if grep -E -w "$names" out; then fail "reset printed a status name"; fi
+    # --json keeps the machine name beside the sentence.
+    run 99 "$P" --json --sim 0:disk cmd 0 12 00 00 00 24 00 -r 8
+    jeq out .status DATA_RUN_ERR
+    jval out .error | grep -q "data overrun" || fail "the JSON error is not the sentence"
+    ;;
 *)
     fail "unknown case"
     ;;
