@@ -499,7 +499,6 @@ int cmd_reset(ctl *c, int argc, char **argv)
     int after = st == PCAM_REQ_CMP && !bus ? poke(c, t, l) : 0;
     if (c->json) {
         j_obj(NULL);
-        j_bool("ok", st == PCAM_REQ_CMP && after == 0);
         j_str("reset", bus ? "bus" : lun ? "lun" : "dev");
         if (!bus) {
             j_u64("target", t);

@@ -69,25 +69,46 @@ static void meter_tick(meter *m, uint64_t done)
         fputc('\n', stderr);
 }
 
-/* sg_dd time=1: elapsed time and rate; here also the back-end's own time
- * (simulated time on sim, which is what the bus would take). */
-static void meter_end(ctl *c, meter *m, uint64_t bytes)
+/* sg_dd time=1: elapsed time and rate, and on the simulated bus the
+ * simulated time (what the bus would take). Each figure is called what it
+ * is: on qemu-esp the back-end's clock is the wall clock, so there is no
+ * second figure; a verify moves no data, so it has no transfer rate, only
+ * its times and its command count. */
+static void meter_end(ctl *c, meter *m, uint64_t bytes, uint64_t commands)
 {
-    bool verify = strcmp(m->what, "verify") == 0;
+    bool verify = strcmp(m->what, "verify") == 0, sim = ctl_is_sim(c);
     double s = (double)(wall_ns() - m->t0) / 1e9;
     double bs = (double)(ctl_now(c) - m->bus0) / 1e9;
     if (c->json) {
         j_obj("time");
         j_u64("wall_us", (uint64_t)(s * 1e6));
         j_u64("bus_us", (uint64_t)(bs * 1e6));
-        j_u64("wall_bytes_per_s", s > 0 ? (uint64_t)((double)bytes / s) : 0);
-        j_u64("bus_bytes_per_s", bs > 0 ? (uint64_t)((double)bytes / bs) : 0);
+        j_str("bus_time_kind", sim ? "simulated" : "wall");
+        if (verify) {
+            j_u64("commands", commands);
+        } else {
+            j_u64("data_bytes_per_s_wall", s > 0 ? (uint64_t)((double)bytes / s) : 0);
+            if (sim)
+                j_u64("data_bytes_per_s_bus", bs > 0 ? (uint64_t)((double)bytes / bs) : 0);
+        }
         j_end_obj();
         return;
     }
-    fprintf(stderr, "time to %s: %.6f secs at %.2f MB/sec; bus time %.6f secs at %.2f MB/sec\n",
-            verify ? "verify the medium" : "transfer data", s,
-            s > 0 ? (double)bytes / s / 1e6 : 0.0, bs, bs > 0 ? (double)bytes / bs / 1e6 : 0.0);
+    if (verify && sim)
+        fprintf(stderr, "verify: %llu VERIFY command%s in %.6f secs of wall time, %.6f secs of simulated bus time "
+                        "(no data crosses the bus, so there is no transfer rate)\n",
+                (unsigned long long)commands, commands == 1 ? "" : "s", s, bs);
+    else if (verify)
+        fprintf(stderr, "verify: %llu VERIFY command%s in %.6f secs of wall time (no data crosses the bus, so there "
+                        "is no transfer rate)\n",
+                (unsigned long long)commands, commands == 1 ? "" : "s", s);
+    else if (sim)
+        fprintf(stderr, "time to transfer data: %.6f secs of wall time at %.2f MB/sec; %.6f secs of simulated bus "
+                        "time at %.2f MB/sec\n",
+                s, s > 0 ? (double)bytes / s / 1e6 : 0.0, bs, bs > 0 ? (double)bytes / bs / 1e6 : 0.0);
+    else
+        fprintf(stderr, "time to transfer data: %.6f secs of wall time at %.2f MB/sec (through QEMU's emulated chip)\n",
+                s, s > 0 ? (double)bytes / s / 1e6 : 0.0);
 }
 
 static int parse_io(ctl *c, bool write, int argc, char **argv, io_args *a)
@@ -237,12 +258,12 @@ static uint32_t salvage(ctl *c, const io_args *a, uint64_t lba, uint32_t n, uint
     return k;
 }
 
-static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool data_on_stdout, meter *m)
+static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool data_on_stdout, meter *m,
+                   uint64_t commands)
 {
     bool write = strcmp(what, "write") == 0, verify = strcmp(what, "verify") == 0;
     if (c->json) {
         j_obj(NULL);
-        j_str("command", what);
         j_u64("target", a->t);
         j_u64("lun", a->l);
         j_u64("lba", a->lba);
@@ -251,7 +272,7 @@ static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool
         j_u64("bytes", a->count * bs);
         if (!verify)
             j_str("file", a->file);
-        meter_end(c, m, a->count * bs);
+        meter_end(c, m, a->count * bs, commands);
         j_end_obj();
         j_done();
         return;
@@ -266,7 +287,7 @@ static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool
                 (unsigned long long)a->count, a->count == 1 ? "" : "s", (unsigned long long)(a->count * bs),
                 write ? "to" : "from", a->t, a->l, (unsigned long long)a->lba,
                 (unsigned long long)(a->lba + a->count - 1), write ? "from" : "to", a->file);
-    meter_end(c, m, a->count * bs);
+    meter_end(c, m, a->count * bs, commands);
 }
 
 int cmd_read(ctl *c, int argc, char **argv)
@@ -341,7 +362,7 @@ int cmd_read(ctl *c, int argc, char **argv)
                     (unsigned long long)part.error_lba);
     }
     if (rc == 0)
-        report(c, &a, "read", bs, to_stdout, &m);
+        report(c, &a, "read", bs, to_stdout, &m, 0);
     return rc;
 }
 
@@ -417,7 +438,7 @@ int cmd_write(ctl *c, int argc, char **argv)
     if (f != stdin)
         fclose(f);
     if (rc == 0)
-        report(c, &a, "write", bs, false, &m);
+        report(c, &a, "write", bs, false, &m, 0);
     return rc;
 }
 
@@ -468,7 +489,8 @@ int cmd_verify(ctl *c, int argc, char **argv)
         return rc;
     /* No data moves: a command may cover up to 0xFFFF blocks (VERIFY(10)'s limit). */
     meter_start(c, &m, a.progress, "verify", a.count * bs);
-    for (uint64_t done = 0; done < a.count;) {
+    uint64_t ncmd = 0;
+    for (uint64_t done = 0; done < a.count; ncmd++) {
         uint32_t n = a.count - done < 0xFFFFu ? (uint32_t)(a.count - done) : 0xFFFFu;
         uint64_t lba = a.lba + done;
         uint8_t cdb[16];
@@ -487,6 +509,6 @@ int cmd_verify(ctl *c, int argc, char **argv)
         done += n;
         meter_tick(&m, done * bs);
     }
-    report(c, &a, "verify", bs, false, &m);
+    report(c, &a, "verify", bs, false, &m, ncmd);
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "pcam/pcam_sense.h"
@@ -71,7 +72,6 @@ int cmd_sense(ctl *c, int argc, char **argv)
         int rc = ctl_err(c, CTL_ESANITY, "invalid sense data: %s", pcam_strerror(e));
         if (c->json) {
             j_obj(NULL);
-            j_bool("ok", false);
             j_u64("exit_status", CTL_ESANITY);
             j_str("kind", ctl_exit_kind(CTL_ESANITY));
             j_sense("sense", b, n);
@@ -82,7 +82,11 @@ int cmd_sense(ctl *c, int argc, char **argv)
         return rc;
     }
     if (c->json) {
-        j_sense(NULL, b, n);
+        /* Under "sense", as requests and a failed command have it: one
+         * schema, where a top-level "bytes" is a byte count. */
+        j_obj(NULL);
+        j_sense("sense", b, n);
+        j_end_obj();
         j_done();
     }
     if (c->json)
@@ -245,7 +249,35 @@ int cmd_bench(ctl *c, int argc, char **argv)
     if (c->polled)
         args[n++] = (char *)"--polled";
     fflush(stdout);
+    /* With --json, pcambench's result lines (one object per run) go through
+     * pcamctl's JSON envelope like every other command's: they are caught
+     * in a temporary file and handed over as documents. */
+    FILE *tmp = c->json ? tmpfile() : NULL;
+    int saved = tmp != NULL ? dup(1) : -1;
+    if (tmp != NULL && (saved < 0 || dup2(fileno(tmp), 1) < 0)) {
+        if (saved >= 0)
+            close(saved);
+        fclose(tmp);
+        tmp = NULL;
+    }
     int rc = pcambench_main(n, args, "pcamctl bench");
     free(args);
+    if (tmp != NULL) {
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+        rewind(tmp);
+        char line[4096];
+        while (fgets(line, sizeof line, tmp) != NULL) {
+            size_t len = strlen(line);
+            while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+                line[--len] = '\0';
+            if (len > 1 && line[0] == '{' && line[len - 1] == '}')
+                j_raw_doc(line);
+            else if (len > 0)
+                fprintf(stderr, "%s\n", line);
+        }
+        fclose(tmp);
+    }
     return rc;
 }

@@ -599,7 +599,6 @@ static int start_stop(ctl *c, int argc, char **argv, bool loej, bool start, cons
         j_u64("target", t);
         j_u64("lun", l);
         j_str("action", what);
-        j_bool("ok", true);
         j_end_obj();
         j_done();
     } else {

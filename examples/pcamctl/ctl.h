@@ -155,6 +155,7 @@ typedef struct ctl {
     struct pcam_qemu_esp *qe;  /* the bus on QEMU while open */
     /* the command line */
     const char *cmd;           /* the subcommand running (its usage line on errors) */
+    const char *json_cmd;      /* the command a line named, for the JSON envelope */
     char last_err[400];        /* the last message ctl_err printed (--json error object) */
     int progress;              /* read/write progress: -1 never, 0 on a terminal, 1 always */
     bool script;               /* script mode: one bus across the commands */
@@ -256,8 +257,13 @@ void ctl_warn(ctl *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* How many top-level JSON documents have been written on stdout. */
+/* How many top-level JSON documents have been written. */
 unsigned j_docs(void);
+/* After a command (or a script line) ended with rc: write its JSON
+ * documents with the envelope (command, ok, and on a failure exit_status,
+ * kind, error), or the error object alone when it wrote none and no
+ * document was written since docs_before. Nothing without --json. */
+void ctl_json_finish(ctl *c, int rc, unsigned docs_before);
 /* The JSON error object for a failure that printed none: exit status, its
  * kind and the last error message. */
 void ctl_json_error(ctl *c, int rc);
@@ -272,6 +278,9 @@ void j_u64(const char *key, uint64_t v);
 void j_bool(const char *key, bool v);
 void j_null(const char *key);
 void j_done(void);   /* newline after the top-level value */
+/* A whole JSON object written elsewhere (pcambench's result line), as one
+ * document of the running command. */
+void j_raw_doc(const char *doc);
 /* Sense bytes as a JSON object under key. */
 void j_sense(const char *key, const uint8_t *sense, size_t len);
 void ctl_hexdump(const uint8_t *b, size_t n);

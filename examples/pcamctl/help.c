@@ -97,7 +97,7 @@ static const char global_text[] =
     "  --qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]   qemu-esp: a drive (repeatable; IDs 0..6)\n"
     "  --qemu-fault ID[:LUN][:CONFIG]  qemu-esp: put blkdebug (CONFIG: [inject-error] rules) under that drive\n"
     "  --qemu-arg ARG   qemu-esp: one more QEMU argument (repeatable)\n"
-    "  --json           machine-readable output on stdout (an error object on failure)\n"
+    "  --json           JSON on stdout, one schema (docs/pcamctl.schema.json): command, ok, ...\n"
     "  --polled         drive the core in polled mode (no interrupts)\n"
     "  --yes            confirm changes (modepage --set) without asking\n"
     "  --version        the version\n"
@@ -183,6 +183,10 @@ int ctl_dispatch(ctl *c, const char *name, int argc, char **argv)
         return -1;
     const char *outer = c->cmd;
     c->cmd = k->name;
+    /* The command a script line, the command line or trace names: its
+     * name heads the JSON documents (ctl_json_finish). */
+    if (outer == NULL || strcmp(outer, "script") == 0 || strcmp(outer, "trace") == 0)
+        c->json_cmd = k->name;
     int rc = 0;
     for (int i = 0; i < argc && !k->own_args; i++) {
         const char *a = argv[i];

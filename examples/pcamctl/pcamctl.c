@@ -356,8 +356,7 @@ int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial
     ctl_io_describe(io, why, sizeof why);
     if (c->json && !c->quiet) {
         j_obj(NULL);
-        j_bool("ok", false);
-        j_str("command", what);
+        j_str("operation", what);
         j_u64("exit_status", (uint64_t)ctl_io_exit(io));
         j_str("kind", ctl_exit_kind(ctl_io_exit(io)));
         j_str("status", io->status == 0xFFFFFFFFu ? "NOT_COMPLETED" : pcam_status_name(io->status));
@@ -433,8 +432,6 @@ static int early(ctl *c, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     ctl_err(c, code, "%s", msg);
-    if (c->json)
-        ctl_json_error(c, code);
     return code;
 }
 
@@ -449,6 +446,7 @@ static int run(int argc, char **argv);
 int main(int argc, char **argv)
 {
     int rc = run(argc, argv);
+    ctl_json_finish(&c, rc, 0);
     errno = 0;
     bool bad = fflush(stdout) != 0;
     int e = errno;
@@ -569,8 +567,6 @@ static int run(int argc, char **argv)
         } else if (nrest == 0 && a[0] == '-') {
             ctl_err(&c, CTL_EUSAGE, "unknown option '%s'", a);
             fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists them\n", stderr);
-            if (c.json)
-                ctl_json_error(&c, CTL_EUSAGE);
             return CTL_EUSAGE;
         } else {
             rest[nrest++] = args[i];
@@ -621,18 +617,12 @@ static int run(int argc, char **argv)
         rc = ctl_err(&c, CTL_EUSAGE, "bad --sim topology: %s", err);
     free(file_text);
     if (rc == 0) {
-        unsigned docs = j_docs();
         rc = ctl_dispatch(&c, rest[0], nrest - 1, rest + 1);
         if (rc < 0) {
             rc = ctl_err(&c, CTL_EUSAGE, "unknown command '%s'", rest[0]);
             fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists the commands\n", stderr);
         }
         ctl_close(&c);
-        if (c.json && rc != 0 && j_docs() == docs)
-            ctl_json_error(&c, rc);
-        return rc;
     }
-    if (c.json)
-        ctl_json_error(&c, rc);
-    return rc;
+    return rc; /* main writes the JSON (ctl_json_finish) */
 }

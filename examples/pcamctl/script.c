@@ -141,6 +141,7 @@ int cmd_script(ctl *c, int argc, char **argv)
         int rc;
         unsigned docs = j_docs();
         c->last_err[0] = '\0';
+        c->json_cmd = NULL;
         if (strcmp(w[0], "trace") == 0 || strcmp(w[0], "script") == 0 ||
             (strcmp(w[0], "bench") == 0 && !ctl_is_sim(c))) {
             c->cmd = "script";
@@ -152,8 +153,7 @@ int cmd_script(ctl *c, int argc, char **argv)
                 rc = ctl_err(c, CTL_EUSAGE, "line %u: unknown command '%s'", lineno, w[0]);
             }
         }
-        if (c->json && rc != 0 && j_docs() == docs)
-            ctl_json_error(c, rc);
+        ctl_json_finish(c, rc, docs);
         /* Output lost is a failure of the line that wrote it. */
         if (fflush(stdout) != 0 && !c->stdout_failed) {
             c->cmd = "script";
@@ -196,5 +196,6 @@ int cmd_script(ctl *c, int argc, char **argv)
         fclose(f);
     c->json = json;
     c->cmd = "script";
+    c->json_cmd = "script";
     return status;
 }

@@ -214,15 +214,15 @@ sense)
     has out "MEDIUM ERROR: Unrecovered read error (3/11/00) info=0x3E8"
     has out "information 1000 (0x3e8)"
     run 0 "$P" --json sense f00003000003e80a000000001100000000 00
-    jeq out .key 3
-    jeq out .asc 17
-    jeq out .ascq 0
-    jeq out .info 1000
+    jeq out .sense.key 3
+    jeq out .sense.asc 17
+    jeq out .sense.ascq 0
+    jeq out .sense.info 1000
     # SPC-3 4.5.2 descriptor format 72h: key 5, ASC 24h; a sense-key-specific
     # descriptor (02h, length 6) with SKSV|C/D|BPV|bit 7 = CFh, field 0002h.
     run 0 "$P" --json sense 72 05 24 00 00 00 00 08 02 06 00 00 cf 00 02 00
-    jeq out .key_name "ILLEGAL REQUEST"
-    jeq out .text "ILLEGAL REQUEST: Invalid field in cdb (5/24/00) field pointer byte 2 bit 7 in CDB"
+    jeq out .sense.key_name "ILLEGAL REQUEST"
+    jeq out .sense.text "ILLEGAL REQUEST: Invalid field in cdb (5/24/00) field pointer byte 2 bit 7 in CDB"
     run 97 "$P" sense 12 34
     has err "invalid sense data"
     # One hex digit is a byte (07h, as sg_raw reads it): no valid sense.
@@ -364,7 +364,7 @@ memcheck)
     # shellcheck disable=SC2086
     run 0 $V "$P" --sim "0:disk:4M,3:cd" script s.txt
     # shellcheck disable=SC2086
-    run 0 $V "$P" --json vpd 00 b0 00 3c 00 08 00 01 00 00 10 00
+    run 97 $V "$P" --json vpd 00 b0 00 3c 00 08 00 01 00 00 10 00
     # shellcheck disable=SC2086
     run 1 $V "$P" --json read 0 --lba
     ;;

@@ -321,6 +321,135 @@ messages)
     jeq out .status DATA_RUN_ERR
     jval out .error | grep -q "data overrun" || fail "the JSON error is not the sentence"
     ;;
+schema)
+    # Item 12: one JSON schema (docs/pcamctl.schema.json) for every
+    # subcommand's --json output, success and failure: "command" is the
+    # subcommand's name and "ok" is there on every document, events carry
+    # their argument decoded (never a bare "arg").
+    V="python3 $SRC/tests/pcamctl/jschema.py $SRC/docs/pcamctl.schema.json"
+    command -v python3 >/dev/null || { echo "no python3: skipped"; exit 0; }
+    S="0:disk:1M:file=$WORK/d.img:merr=1000,3:cd,4:cd:empty,5:disk:luns=3"
+    head -c 1024 /dev/urandom >two.bin
+    : >all.jsonl
+    j() { # j WANT_RC ARGS...: run with --json, keep its output
+        want=$1
+        shift
+        run "$want" "$P" --json --sim "$S" "$@"
+        [ "$(wc -l <out)" -ge 1 ] || fail "'$*' wrote no JSON"
+        cat out >>all.jsonl
+        $V out >v.txt || { cat out v.txt; fail "'$*': its JSON does not validate"; }
+        ok=$([ "$want" -eq 0 ] && echo true || echo false)
+        # (a script's lines each have their own; its last is the one that failed)
+        tail -n 1 out | grep -q "^{\"command\":\"[a-z]*\",\"ok\":$ok[,}]" ||
+            { cat out; fail "'$*': its last document lacks \"ok\":$ok after \"command\""; }
+    }
+    j 0 devlist
+    j 0 devlist -l -v
+    j 0 inquiry 0
+    j 0 inquiry 0 --vpd sv
+    j 0 inquiry 0 --vpd sn
+    j 0 inquiry 0 --vpd di
+    j 0 inquiry 0 --hex
+    j 0 readcap 0
+    j 0 tur 0
+    j 0 requests 0
+    j 0 reportluns 5
+    j 0 read 0 --lba 0 --count 2 -o r.bin
+    jeq out .command read
+    j 0 write 0 --lba 0 -i two.bin
+    j 0 verify 0 --lba 0 --count 100
+    j 0 cmd 0 12 0 0 0 24 0 -r 36
+    j 0 cmd 0 0 0 0 0 0 0
+    j 0 modepage 0
+    j 0 modepage 0 --page 8 --set 2=4 --yes
+    j 0 start 0
+    j 0 stop 0
+    j 0 eject 3
+    j 0 load 3
+    j 0 rescan
+    j 0 negotiate 0
+    j 0 tags 0
+    j 0 reset bus
+    j 0 reset dev 0
+    hasnt out '"arg"'
+    j 0 sense 70 00 03 00 00 00 00 0a 00 00 00 00 11 00 00 00 00 00
+    j 0 vpd 00 80 00 06 50 43 53 30 30 30
+    j 0 vpd 00 c7 00 02 12 34
+    j 97 vpd 00 80 00 06 50 43 53
+    j 0 help
+    j 0 help read
+    j 0 trace -o x.vcd tur 0
+    jeq out .command tur
+    j 1 trace -o x.vcd
+    j 0 --version
+    j 0 bench --targets 1 --commands 20 --disk-mb 8
+    printf 'tur 0\n--json readcap 0\n' >s.txt
+    j 0 script s.txt
+    # Failures: the same envelope, "command" still the subcommand's name.
+    j 3 read 0 --lba 996 --count 8 -o bad.bin
+    jeq out .command read
+    jeq out .operation "READ(10) of 8 blocks at LBA 996 on 0:0"
+    jeq out .good_blocks 4
+    j 3 verify 0 --lba 996 --count 8
+    j 2 tur 4
+    j 42 tur 6
+    j 1 frobnicate
+    j 1 read 0 --lba
+    j 22 read 0 --lba 2040 --count 20 -o x.bin
+    j 15 read 0 --lba 0 --count 1 -o "$WORK/nonexistent/x"
+    j 97 sense 12 34
+    j 5 inquiry 0 --vpd bl
+    j 44 modepage 0 --page 8 --set 2=0x04
+    j 99 cmd 0 12 00 00 00 24 00 -r 8
+    printf 'tur 0\n--json tur 6\n' >f.txt
+    j 15 script "$WORK/none.txt"
+    j 42 script f.txt
+    tail -n 1 out | grep -q '^{"command":"tur","ok":false' || fail "the failed script line is not named tur"
+    "$P" --json --sim 0:disk:busy=20 devlist >out 2>/dev/null
+    $V out || fail "devlist with a failed target does not validate"
+    jeq out .ok false
+    jeq out .exit_status 45
+    # Every subcommand in the help table has been seen (bench, hmp and vpd
+    # aside: hmp needs QEMU).
+    for c in $("$P" help | sed -n '/^commands:/,/^$/p' | awk 'NF && $1 != "commands:" { print $1 }'); do
+        case $c in hmp) continue ;; esac
+        grep -q "\"command\":\"$c\"" all.jsonl || fail "no --json output of '$c' was checked"
+    done
+    # The validator is not blind: a bare event "arg", a missing "ok", a
+    # failure without exit_status and a string where a count goes fail.
+    for bad in '{"command":"reset","ok":true,"reset":"bus","status":"REQ_CMP","events":[{"time_ns":1,"event":"BDR_SENT","arg":0}]}' \
+               '{"command":"tur","target":0,"lun":0,"ready":true}' \
+               '{"command":"tur","ok":false,"error":"x","kind":"other"}' \
+               '{"command":"readcap","ok":true,"target":0,"lun":0,"last_lba":1,"blocks":2,"block_size":512,"bytes":"1024"}' \
+               '{"command":"read","ok":true,"target":0,"lun":0,"lba":0,"blocks":1,"block_size":512,"bytes":512,"file":"x"}'; do
+        printf '%s\n' "$bad" >bad.json
+        if $V bad.json >v.txt; then fail "the validator passed $bad"; fi
+    done
+    ;;
+figures)
+    # Item 13: figures called what they are. A verify moves no data: no
+    # MB/sec (a 1T medium gave 5,521,915.50 MB/sec of "transfer"); read and
+    # write say which time is wall time and which is simulated.
+    run 0 "$P" --sim 0:disk:1T verify 0 --lba 0 --count 1000000
+    hasnt err "MB/sec"
+    has err "no data crosses the bus, so there is no transfer rate"
+    has err "16 VERIFY commands in "
+    has err "secs of simulated bus time"
+    run 0 "$P" --json --sim 0:disk:1T verify 0 --lba 0 --count 1000000
+    jeq out .time.commands 16
+    jeq out .time.bus_time_kind simulated
+    hasnt out "bytes_per_s"
+    run 0 "$P" --sim 0:disk:16M read 0 --lba 0 --count 8192 -o /dev/null
+    has err "secs of wall time at "
+    has err "secs of simulated bus time at "
+    run 0 "$P" --json --sim 0:disk:16M read 0 --lba 0 --count 8192 -o /dev/null
+    jeq out .time.bus_time_kind simulated
+    # The simulated bus rate is the bytes over the simulated time.
+    b=$(jval out .time.data_bytes_per_s_bus)
+    us=$(jval out .time.bus_us)
+    awk -v b="$b" -v us="$us" 'BEGIN { r = 4194304 / (us / 1e6); exit !(b > r * 0.99 && b < r * 1.01) }' ||
+        fail "data_bytes_per_s_bus $b is not 4 MiB over $us us"
+    ;;
 *)
     fail "unknown case"
     ;;
