@@ -115,8 +115,12 @@ static int qemu_open(ctl *c)
     o.extra_args = c->nqargs != 0 ? c->qemu_args : NULL;
     /* The monitor carries blkdebug's break/resume and the hmp command. */
     o.monitor = c->qemu_monitor || c->script;
-    o.log_file = stderr;
-    o.log_level = getenv("PCAMCTL_QEMU_DEBUG") != NULL ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
+    /* The harness's error lines come back in err and pcam_qemu_error(),
+     * which pcamctl says once; its log is for PCAMCTL_QEMU_DEBUG only, or a
+     * start-up error would be printed twice. */
+    bool debug = getenv("PCAMCTL_QEMU_DEBUG") != NULL;
+    o.log_file = debug ? stderr : NULL;
+    o.log_level = debug ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
     rc = pcam_qemu_esp_open(c->qe, &o, err, sizeof err);
     if (rc != 0) {
         free(c->qe);

@@ -143,4 +143,10 @@ run 1 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-fault 5:x devl
 has err "no --qemu-drive 5:0"
 run 1 $P --qemu-arg -S devlist
 has err "need --backend qemu-esp"
+# A QEMU start-up error is said once, by pcamctl, not again by the
+# harness's log (issue 24, item 14).
+run 43 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/nonexistent.img devlist
+[ "$(grep -c "Could not open" err)" -eq 1 ] || { cat err; fail "the start-up error is not said exactly once"; }
+run 43 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-arg -bogus devlist
+[ "$(grep -c "invalid option" err)" -eq 1 ] || { cat err; fail "the bad option is not said exactly once"; }
 echo "pcamctl qemu-esp: all cases passed"

@@ -450,6 +450,28 @@ figures)
     awk -v b="$b" -v us="$us" 'BEGIN { r = 4194304 / (us / 1e6); exit !(b > r * 0.99 && b < r * 1.01) }' ||
         fail "data_bytes_per_s_bus $b is not 4 MiB over $us us"
     ;;
+small)
+    # Item 14: a truncated VPD page decodes what came, then fails (97) and
+    # says so; README's command table is one table that names every command
+    # (the QEMU start-up error said once is in qemu.sh).
+    run 97 "$P" vpd 00 80 00 06 50 43 53
+    has out "unit serial number: PCS"
+    has err "VPD page 0x80 is truncated: its header says 6 bytes, 3 came"
+    run 0 "$P" vpd 00 80 00 03 50 43 53
+    run 97 "$P" --json vpd 00 b1 00 3c 1c 20
+    jeq out .truncated true
+    jeq out .page_length 60
+    # The table: from its header row, every line up to the first blank one
+    # is a row, and each command of 'pcamctl help' has one.
+    R="$SRC/examples/pcamctl/README.md"
+    awk '/^\| command \| what it does \|$/ { on = 1 } on && /^$/ { exit } on' "$R" >table.md
+    [ -s table.md ] || fail "README.md has no command table"
+    if grep -v '^|' table.md; then fail "README.md's command table is broken by a paragraph"; fi
+    run 0 "$P" help
+    for c in $(sed -n '/^commands:/,/^$/p' out | awk 'NF && $1 != "commands:" { print $1 }'); do
+        grep -q "^| \`$c[ \`]\|, \`$c " table.md || fail "README.md's command table lacks $c"
+    done
+    ;;
 *)
     fail "unknown case"
     ;;
