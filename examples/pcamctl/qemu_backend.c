@@ -170,6 +170,27 @@ static void qemu_close(ctl *c)
 const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_open, qemu_submit, qemu_step, qemu_now,
                                           qemu_close};
 
+/* The human monitor answers an error as text, not as a failure: these are
+ * the forms QEMU's messages take (a line starting so). */
+static bool hmp_error(const char *out, const char **line)
+{
+    static const char *const starts[] = {"unknown command", "Error", "error", "qemu-io: ", "Try \"help",
+                                         "Device '", "Invalid", "invalid", "Could not", "could not",
+                                         "Parameter '", "Missing", "No "};
+    for (const char *p = out; *p != '\0';) {
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+            if (strncmp(p, starts[i], strlen(starts[i])) == 0) {
+                *line = p;
+                return true;
+            }
+        const char *nl = strchr(p, '\n');
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    return false;
+}
+
 int cmd_hmp(ctl *c, int argc, char **argv)
 {
     char cmd[1024], out[8192];
@@ -178,12 +199,22 @@ int cmd_hmp(ctl *c, int argc, char **argv)
         return ctl_err(c, CTL_EUSAGE, "hmp: the QEMU monitor needs --backend qemu-esp");
     if (argc == 0)
         return ctl_usage(c, "missing the monitor command");
+    /* The shell (or the script's quotes) took the quotes off: a word with a
+     * blank in it gets them back, as the monitor's own syntax wants
+     * (qemu-io d0 "break read_aio A"). */
     for (int i = 0; i < argc; i++) {
-        int n = snprintf(cmd + k, sizeof cmd - k, "%s%s", i ? " " : "", argv[i]);
+        bool quote = strpbrk(argv[i], " \t") != NULL || argv[i][0] == '\0';
+        if (quote && strchr(argv[i], '"') != NULL)
+            return ctl_usage(c, "a monitor word with both a blank and a '\"' cannot be passed on");
+        int n = snprintf(cmd + k, sizeof cmd - k, "%s%s%s%s", i ? " " : "", quote ? "\"" : "", argv[i],
+                         quote ? "\"" : "");
         if (n < 0 || (size_t)n >= sizeof cmd - k)
             return ctl_usage(c, "the monitor command is too long");
         k += (size_t)n;
     }
+    /* A one-shot hmp needs the monitor too, not only a script or --qemu-fault. */
+    if (!c->open)
+        c->qemu_monitor = true;
     int rc = ctl_open(c);
     if (rc != 0)
         return rc;
@@ -191,6 +222,20 @@ int cmd_hmp(ctl *c, int argc, char **argv)
     rc = pcam_qemu_hmp(c->qe->q, cmd, out, sizeof out);
     if (rc != 0)
         return ctl_err(c, CTL_EOTHER, "monitor command '%s' failed: %s", cmd, out[0] ? out : strerror(-rc));
+    /* The monitor ends its lines with CR LF. */
+    size_t w = 0;
+    for (size_t r = 0; out[r] != '\0'; r++)
+        if (out[r] != '\r')
+            out[w++] = out[r];
+    out[w] = '\0';
+    const char *bad = NULL;
+    if (hmp_error(out, &bad)) {
+        char first[256];
+        size_t n = strcspn(bad, "\n");
+        snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), bad);
+        fputs(out, stderr);
+        return ctl_err(c, CTL_EOTHER, "monitor command '%s' failed: QEMU answered \"%s\"", cmd, first);
+    }
     if (c->json) {
         j_obj(NULL);
         j_str("hmp", cmd);

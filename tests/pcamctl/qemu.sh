@@ -7,7 +7,7 @@
 # "QEMU CD-ROM"), and data compared with the image file by cmp.
 # Exit 77 (skipped) when qemu-system-x86_64 is not installed.
 #
-# usage: qemu.sh   with PCAMCTL and WORK set (tests/pcamctl/CMakeLists.txt).
+# usage: qemu.sh   with PCAMCTL, SRC and WORK set (tests/pcamctl/CMakeLists.txt).
 set -u
 P=${PCAMCTL:?}
 rm -rf "${WORK:?}"
@@ -143,6 +143,33 @@ run 1 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-fault 5:x devl
 has err "no --qemu-drive 5:0"
 run 1 $P --qemu-arg -S devlist
 has err "need --backend qemu-esp"
+# hmp (issue 24, item 7): every hmp example of the man page and the README
+# runs as written (disk.img the image here), alone, without a script or
+# --qemu-fault for the monitor; an error answer fails the command and the
+# script line.
+cp d0.img disk.img
+{
+    sed -n '/^\.SH EXAMPLES/,/^\.SH SEE/p' "${SRC:?}/examples/pcamctl/pcamctl.1" |
+        sed 's/\\-/-/g; s/\\e$/\\/' | awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }'
+    grep '^    pcamctl ' "$SRC/examples/pcamctl/README.md"
+} | grep ' hmp ' | sed 's/^ *//; s/^pcamctl //' >hmp-examples.txt
+[ "$(wc -l <hmp-examples.txt)" -ge 4 ] || { cat hmp-examples.txt; fail "the hmp examples were not found"; }
+while read -r ex; do
+    eval "set -- $ex"
+    run 0 $P "$@"
+    [ -s out ] || [ "$(echo "$ex" | grep -c break)" -eq 1 ] || fail "'$ex' printed nothing"
+done <hmp-examples.txt
+run 0 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/disk.img hmp info block
+has out "disk.img"
+run 99 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/disk.img hmp frobnicate
+has err "QEMU answered \"unknown command: 'frobnicate'\""
+printf '%s\n' 'hmp qemu-io d0 "break read_aio A"' 'hmp qemu-io d0 "remove_break A"' 'hmp info nosuchthing' 'tur 0' >h.txt
+run 99 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/disk.img --qemu-fault 0 script h.txt
+has err "script line 3 exited 99"
+hasnt() { if grep -F -q -- "$2" "$1"; then cat "$1"; fail "$1 has '$2'"; fi; }
+hasnt err "extraneous characters"
+has out "0:0: ready"
+
 # A QEMU start-up error is said once, by pcamctl, not again by the
 # harness's log (issue 24, item 14).
 run 43 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/nonexistent.img devlist
