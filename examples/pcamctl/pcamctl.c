@@ -159,7 +159,10 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
         if (pcam_inquiry_parse(data, sizeof data - io.ccb.u.io.resid, &inq) == PCAM_OK && inq.qualifier != 0)
             return ctl_err(c, CTL_ENODEV, "no device at %u:%u (target %u answers, peripheral qualifier %u: no LU there)",
                            target, lun, target, inq.qualifier);
-        return ctl_err(c, CTL_EOTHER, "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'",
+        return ctl_err(c, CTL_EOTHER,
+                       c->script ? "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'"
+                                 : "%u:%u is not in the scan's table (the scan of this run failed with it, see the "
+                                   "warnings), but INQUIRY answers now: run the command again, which scans again",
                        target, lun);
     }
     char why[256];

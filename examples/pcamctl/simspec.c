@@ -29,6 +29,8 @@
  *            | "parity=" PPM        parity errors per million data bytes
  *            | "disc=" ("seek" | "always" | "never")   disconnect policy
  *            | "noua"               no UNIT ATTENTION at power-on
+ *            | "afterscan"          busy= and hang= start after the bus scan, so
+ *                                   they reach the command a one-shot run gives
  *
  * Defaults: a wide bus, initiator 7, seed 1; a disk is 64M of 512-byte
  * blocks, a CD holds a 64M medium of 2048-byte blocks; targets are wide
@@ -171,6 +173,8 @@ static const char *target_opt(spec_target *t, char *o, char *why, size_t whycap)
             t->tc.ppr_options = PCAM_PPR_DT_REQ;
         } else if (strcmp(k, "notags") == 0) {
             t->tc.reject_tags = true;
+        } else if (strcmp(k, "afterscan") == 0) {
+            t->after_scan = true;
         } else if (strcmp(k, "noua") == 0) {
             t->tc.ua_power_on = false;
         } else {

@@ -340,7 +340,7 @@ failures)
     hasnt err "no device"
     # A target that hung at the scan and answers now: said, with what to do.
     run 99 "$P" --sim "0:disk:hang=1" tur 0
-    has err "INQUIRY answers now: run 'rescan'"
+    has err "INQUIRY answers now: run the command again"
     run 42 "$P" --sim "0:disk" tur 4
     has err "no device at 4:0 (selection timeout: nothing answers at that ID)"
     # Out-of-range limits are refused with the range; nothing is changed.

@@ -472,6 +472,36 @@ small)
         grep -q "^| \`$c[ \`]\|, \`$c " table.md || fail "README.md's command table lacks $c"
     done
     ;;
+hang)
+    # Item 8: hang=N (and busy=N) reach a one-shot run's command with
+    # afterscan; without it the scan takes the fault, and what to do is
+    # said for a one-shot run (a new run scans again), not "rescan".
+    run 0 "$P" --sim 0:disk:hang=1:afterscan devlist
+    has out "0:0     disk"
+    hasnt out "incomplete"
+    run 33 "$P" --sim 0:disk:hang=1:afterscan tur 0
+    has err "TEST UNIT READY failed: the target took the command but did not finish it in time"
+    hasnt err "scan"
+    run 33 "$P" --sim 0:disk:1M:hang=2:afterscan read 0 --lba 0 --count 1 -o x.bin
+    run 26 "$P" --sim 0:disk:busy=20:afterscan tur 0
+    has err "TEST UNIT READY failed: the target answered BUSY"
+    # Only the first N commands: the second tur of a script works.
+    printf 'tur 0\ntur 0\n' >s.txt
+    run 33 "$P" --sim 0:disk:hang=1:afterscan script s.txt
+    [ "$(grep -c '0:0: ready' out)" -eq 1 ] || fail "the command after the hung one did not work"
+    # Without afterscan, a one-shot run is told to run again, not 'rescan'.
+    run 99 "$P" --sim 0:disk:hang=1 tur 0
+    has err "run the command again, which scans again"
+    hasnt err "run 'rescan'"
+    # In a script 'rescan' is the advice, and after it the target is listed
+    # once, not also as failed.
+    printf '!99 tur 0\nrescan\ndevlist\n' >r.txt
+    run 0 "$P" --sim 0:disk:hang=1,3:cd script r.txt
+    has err "run 'rescan'"
+    tail -n 1 out | grep -q '^2 devices$' || { cat out; fail "devlist after rescan is not clean"; }
+    hasnt out "not listed"
+    run 1 "$P" --sim 0:disk:afterscan:frob devlist
+    ;;
 *)
     fail "unknown case"
     ;;
