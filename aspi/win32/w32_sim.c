@@ -105,9 +105,11 @@ static int add_target(w32_sim *s, uint8_t id, char *err, size_t cap)
     const spec_target *t = &s->spec.t[id];
     pcam_sim_target_config tc = t->tc;
     if (t->after_scan) {
-        /* "afterscan": busy= and hang= start once the scan is done (sim_build). */
+        /* "afterscan": busy=, hang=, busfree= and badphase= start once the scan is done (sim_build). */
         tc.busy_next = 0;
         tc.hang_next = 0;
+        tc.unexpected_free_next = 0;
+        tc.illegal_phase_next = 0;
     }
     if (pcam_sim_add_target(s->sim, id, &tc) != 0) {
         snprintf(err, cap, "cannot add target %u", id);
@@ -278,6 +280,8 @@ static int sim_build(w32_sim *s, char *err, size_t cap)
             continue;
         tc->busy_next = t->tc.busy_next;
         tc->hang_next = t->tc.hang_next;
+        tc->unexpected_free_next = t->tc.unexpected_free_next;
+        tc->illegal_phase_next = t->tc.illegal_phase_next;
     }
     return 0;
 }

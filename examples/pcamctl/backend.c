@@ -66,6 +66,8 @@ static int add_target(ctl *c, uint8_t id)
         /* Armed after the scan (arm_after_scan). */
         tc.busy_next = 0;
         tc.hang_next = 0;
+        tc.unexpected_free_next = 0;
+        tc.illegal_phase_next = 0;
     }
     int rc = pcam_sim_add_target(c->rig.sim, id, &tc);
     if (rc != 0)
@@ -344,6 +346,8 @@ static void arm_after_scan(ctl *c)
             continue;
         tc->busy_next = t->tc.busy_next;
         tc->hang_next = t->tc.hang_next;
+        tc->unexpected_free_next = t->tc.unexpected_free_next;
+        tc->illegal_phase_next = t->tc.illegal_phase_next;
     }
 }
 

@@ -78,7 +78,7 @@ typedef struct spec_target {
     char vendor[9];
     char product[SPEC_NAME];
     char file[SPEC_PATH];      /* media file (disk, luns=1), "" = memory */
-    bool after_scan;           /* busy= and hang= start after the scan (afterscan) */
+    bool after_scan;           /* busy= hang= busfree= badphase= start after the scan (afterscan) */
 } spec_target;
 
 typedef struct simspec {

@@ -308,6 +308,17 @@ messages)
     has err "did not finish it in time, and the core stopped it"
     has err "allow more time"
     nonames
+    # A target that goes to a reserved phase, or drops off the bus, every time.
+    run 99 "$P" --sim 0:disk:badphase=20:afterscan tur 0
+    has err "TEST UNIT READY failed: the target went to a bus phase the protocol does not allow"
+    nonames
+    run 99 "$P" --sim 0:disk:busfree=20:afterscan tur 0
+    has err "the target let go of the bus in the middle of the command (an unexpected bus free)"
+    nonames
+    run 99 "$P" --json --sim 0:disk:badphase=20:afterscan tur 0
+    jeq out .status SEQUENCE_FAIL
+    # Once only: the core's retry gets through.
+    run 0 "$P" --sim 0:disk:1M:busfree=1:afterscan read 0 --lba 0 --count 8 -o x.bin
     # BUSY to the end.
     run 26 "$P" --sim 0:disk:busy=20 tur 0
     has err "the target answers BUSY"
