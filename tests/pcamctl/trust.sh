@@ -128,7 +128,7 @@ exitstatus)
     st 15 file "$P" --sim 0:disk read 0 --lba 0 --count 1 -o "$WORK/nonexistent/x.bin"
     # A pipe has no size: --count is needed (usage), and then it is read.
     head -c 512 /dev/urandom >r.bin
-    cat r.bin | "$P" --sim "0:disk:1M:file=$WORK/d.img" write 0 --lba 3 -i /dev/stdin >out 2>err
+    head -c 512 r.bin | "$P" --sim "0:disk:1M:file=$WORK/d.img" write 0 --lba 3 -i /dev/stdin >out 2>err
     [ $? -eq 1 ] || fail "a pipe without --count was not a usage error"
     has err "give --count"
     # The man page lists each status with the same kind name --json gives.
@@ -351,7 +351,7 @@ schema)
         $V out >v.txt || { cat out v.txt; fail "'$*': its JSON does not validate"; }
         ok=$([ "$want" -eq 0 ] && echo true || echo false)
         # (a script's lines each have their own; its last is the one that failed)
-        tail -n 1 out | grep -q "^{\"command\":\"[a-z]*\",\"ok\":$ok[,}]" ||
+        tail -n 1 out | grep -q "^{\"command\":\"[a-z]*\",\"ok\":${ok}[,}]" ||
             { cat out; fail "'$*': its last document lacks \"ok\":$ok after \"command\""; }
     }
     j 0 devlist
@@ -480,7 +480,7 @@ small)
     if grep -v '^|' table.md; then fail "README.md's command table is broken by a paragraph"; fi
     run 0 "$P" help
     for c in $(sed -n '/^commands:/,/^$/p' out | awk 'NF && $1 != "commands:" { print $1 }'); do
-        grep -q "^| \`$c[ \`]\|, \`$c " table.md || fail "README.md's command table lacks $c"
+        grep -q "^| \`${c}[ \`]\|, \`${c} " table.md || fail "README.md's command table lacks $c"
     done
     ;;
 hang)
