@@ -44,7 +44,7 @@ static const ctl_cmd cmds[] = {
      "a raw CDB: -r reads LEN bytes of data in, -s sends LEN bytes out (from FILE, else standard input)",
      " -r --in -s --out -i -o --timeout --retries ", " --hex --force ", false},
     {"modepage", cmd_modepage, "modepage PATH [--page P] [--pc cur|chg|def|sav] [--set OFF=BYTE,...] [--yes]",
-     "MODE SENSE(10) of a page, decoded; --set changes bytes with MODE SELECT after a confirmation",
+     "MODE SENSE(10) of a page, decoded; --set changes bytes with MODE SELECT (none if nothing changes)",
      " --page --pc --set ", " --yes --hex ", false},
     {"start", cmd_start, "start PATH", "START STOP UNIT: spin up", " ", " ", false},
     {"stop", cmd_stop, "stop PATH", "START STOP UNIT: spin down", " ", " ", false},
@@ -52,7 +52,7 @@ static const ctl_cmd cmds[] = {
      false},
     {"load", cmd_load, "load PATH", "START STOP UNIT with LoEj: load the medium and start", " ", " ",
      false},
-    {"rescan", cmd_rescan, "rescan", "scan the bus again and say what was found and lost", " ", " ",
+    {"rescan", cmd_rescan, "rescan", "scan the bus again: what was found and lost, what it could not scan (45)", " ", " ",
      false},
     {"negotiate", cmd_negotiate,
      "negotiate TARGET [--period F] [--offset N] [--width 8|16] [--dt on|off] [--disconnect on|off] "
@@ -73,9 +73,9 @@ static const ctl_cmd cmds[] = {
     {"bench", cmd_bench, "bench [pcambench options]", "the benchmark on its own bus (bench --help)", " ",
      " ", true},
     {"script", cmd_script, "script [FILE]",
-     "run subcommands from FILE (default stdin), one per line, on one bus (one QEMU)", " ", " ", false},
+     "subcommands from FILE (default stdin) on one bus; '!' expects a bus failure, '!N' exit N", " ", " ", false},
     {"hmp", cmd_hmp, "hmp MONITOR-COMMAND...",
-     "qemu-esp: a QEMU monitor command (e.g. qemu-io d0 \"break read_aio A\"), in a script", " ", " ", true},
+     "qemu-esp: a QEMU monitor command (e.g. qemu-io d0 \"break read_aio A\"); an error answer fails it", " ", " ", true},
     {"help", cmd_help, "help [COMMAND]", "this text, or one command's", " ", " ", true},
 };
 
