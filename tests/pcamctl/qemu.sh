@@ -143,22 +143,28 @@ run 1 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-fault 5:x devl
 has err "no --qemu-drive 5:0"
 run 1 $P --qemu-arg -S devlist
 has err "need --backend qemu-esp"
-# hmp (issue 24, item 7): every hmp example of the man page and the README
-# runs as written (disk.img the image here), alone, without a script or
-# --qemu-fault for the monitor; an error answer fails the command and the
-# script line.
+# Every qemu-esp example of the man page and the README runs as written
+# (issue 24, items 7 and 14), with the files they name made here: the hmp
+# ones alone, without a script or --qemu-fault for the monitor; the
+# README's repro.txt and eio.conf from its own printf lines.
 cp d0.img disk.img
+cp d0.img lun0.img
+cp d0.img lun1.img
+grep '^    printf ' "${SRC:?}/examples/pcamctl/README.md" | sed 's/^ *//' >mk.sh
+sh mk.sh || fail "the README's printf lines failed"
+cp eio.conf faults.conf
 {
-    sed -n '/^\.SH EXAMPLES/,/^\.SH SEE/p' "${SRC:?}/examples/pcamctl/pcamctl.1" |
+    sed -n '/^\.SH EXAMPLES/,/^\.SH SEE/p' "$SRC/examples/pcamctl/pcamctl.1" |
         sed 's/\\-/-/g; s/\\e$/\\/' | awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }'
     grep '^    pcamctl ' "$SRC/examples/pcamctl/README.md"
-} | grep ' hmp ' | sed 's/^ *//; s/^pcamctl //' >hmp-examples.txt
-[ "$(wc -l <hmp-examples.txt)" -ge 4 ] || { cat hmp-examples.txt; fail "the hmp examples were not found"; }
+} | sed -n 's/^ *pcamctl //p' | grep -- '--backend qemu-esp' >qemu-examples.txt
+[ "$(wc -l <qemu-examples.txt)" -ge 8 ] || { cat qemu-examples.txt; fail "the qemu-esp examples were not found"; }
+grep -q ' hmp ' qemu-examples.txt || fail "no hmp example"
 while read -r ex; do
-    eval "set -- $ex"
-    run 0 $P "$@"
-    [ -s out ] || [ "$(echo "$ex" | grep -c break)" -eq 1 ] || fail "'$ex' printed nothing"
-done <hmp-examples.txt
+    want=$(printf '%s\n' "$ex" | sed -n 's/.*# exit \([0-9]*\).*/\1/p')
+    eval "set -- ${ex%%#*}"
+    run "${want:-0}" $P "$@" </dev/null
+done <qemu-examples.txt
 run 0 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/disk.img hmp info block
 has out "disk.img"
 run 99 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/disk.img hmp frobnicate

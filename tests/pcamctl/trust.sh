@@ -513,6 +513,22 @@ hang)
     hasnt out "not listed"
     run 1 "$P" --sim 0:disk:afterscan:frob devlist
     ;;
+examples)
+    # Items 7 and 14: every example of the man page and README.md on the
+    # simulated bus runs as written and exits as its "# exit N" says (0
+    # without one); the qemu-esp ones run in qemu.sh.
+    head -c 512 /dev/urandom >boot.bin
+    doc_examples | grep -v -- '--backend qemu-esp' >ex.txt
+    [ "$(wc -l <ex.txt)" -ge 8 ] || { cat ex.txt; fail "too few examples found"; }
+    while read -r ex; do
+        want=$(printf '%s\n' "$ex" | sed -n 's/.*# exit \([0-9]*\).*/\1/p')
+        eval "set -- ${ex%%#*}"
+        run "${want:-0}" "$P" "$@" </dev/null
+    done <ex.txt
+    head -c 512 disk0.img | cmp - boot.bin || fail "the write example did not write"
+    [ "$(wc -c <out.bin)" -eq 2048 ] || fail "the read example did not keep its 4 good blocks"
+    [ -s read.vcd ] || fail "the trace example wrote no VCD"
+    ;;
 *)
     fail "unknown case"
     ;;
