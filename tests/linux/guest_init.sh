@@ -56,6 +56,35 @@ mark() { DM=$(dmesg | wc -l); }
 since() { dmesg | tail -n +$((DM + 1)); }
 secs() { cut -d. -f1 /proc/uptime; }
 
+# The whole first disk read as dd reads it: the MD5 of the stream, the
+# sectors in that very stream (sectcheck on a FIFO fed by tee), the page
+# cache afterwards, and the disk again with O_DIRECT. Every sector of the
+# pattern disk holds its own number, so a wrong one is named.
+whole_disk() {
+  rm -f /tmp/stream; mkfifo /tmp/stream
+  sectcheck /tmp/stream > /tmp/sc.stream 2>&1 &
+  scp=$!
+  say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/tmp/dd.whole | tee /tmp/stream | md5)"
+  wait $scp
+  pfx SECTCHECK-STREAM < /tmp/sc.stream
+  pfx DD-WHOLE < /tmp/dd.whole
+  sectcheck /dev/$A | pfx SECTCHECK
+  sectcheck -d /dev/$A 0 65536 | pfx SECTCHECK-DIRECT
+}
+
+# pcamdrv=am53c974|sym53c8xx: Linux's own driver instead of pcam.ko, for the
+# attach and the whole-disk read only (the control of an integrity run).
+drv=pcam
+for w in $(cat /proc/cmdline); do case $w in pcamdrv=*) drv=${w#pcamdrv=} ;; esac; done
+if [ "$drv" != pcam ]; then
+  for m in $(cat /etc/modules.$drv); do insmod "$M/$m" || say "insmod $m FAILED"; done
+  if wait_disks; then say "disks A=$A B=$B C=$C D=$D driver $drv uptime $(up)"; else say "disks MISSING"; fi
+  whole_disk
+  say "kernel-bugs $(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace')"
+  say "DONE uptime $(up)"
+  poweroff -f
+fi
+
 # ---- attach
 load_pcam
 if wait_disks; then say "disks A=$A B=$B C=$C D=$D uptime $(up)"; else say "disks MISSING"; fi
@@ -75,10 +104,7 @@ say "queue_type $A=$(cat /sys/block/$A/device/queue_type) depth=$(cat /sys/block
 dmesg | grep -iE 'pcam|am53c974|esp|sym|53c8' | pfx DMESG-ATTACH
 
 # ---- whole disk read, then a pattern written in the guest
-say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/tmp/dd.whole | md5)"
-pfx DD-WHOLE < /tmp/dd.whole
-# The same bytes again, from the page cache: which sectors are wrong, if any.
-sectcheck /dev/$A | pfx SECTCHECK
+whole_disk
 yes PCAM-GUEST-PATTERN | head -c 1048576 > /tmp/pat
 dd if=/tmp/pat of=/dev/$A bs=64k seek=384 oflag=direct conv=fsync 2>/dev/null; say "pattern write rc=$?"
 say "md5 pattern-readback $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"

@@ -4,11 +4,13 @@
  * vm_pattern_image: every 512-byte sector holds its own number as 64
  * little-endian u64s). It names the first sectors that hold something else,
  * and what they hold, so that a wrong checksum says whether data went to the
- * wrong place, came from the wrong LBA, or never arrived.
+ * wrong place, came from the wrong LBA, or never arrived: the first eight
+ * wrong sectors one by one, then up to 32 runs of them.
  *
  *   sectcheck DEVICE
- *     reads the whole device the way dd reads it (page cache, 1 MiB reads)
- *     and checks that sector n holds n.
+ *     reads the whole device (or a pipe: the very bytes another reader of
+ *     the stream sees) the way dd reads it (page cache, 1 MiB reads) and
+ *     checks that sector n holds n.
  *   sectcheck [-d] [-w] [-b BASE] DEVICE FIRST COUNT
  *     checks (or, with -w, writes) COUNT sectors from sector FIRST, in reads
  *     or writes of at most 1 MiB each, sector n holding n + BASE (BASE in
@@ -29,6 +31,23 @@
 
 #define CHUNK (1u << 20)
 
+/* Consecutive wrong sectors, each holding the next of a run of sectors
+ * (a misplaced block of data shows as one line), or one mixed sector. */
+struct wrong_run {
+    uint64_t at, holds, len;
+    int same;
+};
+
+static void flush_run(struct wrong_run *r)
+{
+    static unsigned shown;
+    if (r->len != 0 && shown++ < 32)
+        printf("sectcheck: run: sectors %llu..%llu hold %s%llu..%llu\n", (unsigned long long)r->at,
+               (unsigned long long)(r->at + r->len - 1), r->same ? "" : "mixed data starting ",
+               (unsigned long long)r->holds, (unsigned long long)(r->holds + r->len - 1));
+    r->len = 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: sectcheck DEVICE | sectcheck [-d] [-w] [-b BASE] DEVICE FIRST COUNT\n");
@@ -40,6 +59,7 @@ int main(int argc, char **argv)
     unsigned char *buf;
     uint64_t sector = 0, end = UINT64_MAX, base = 0, bad = 0, done = 0;
     int fd, opt, direct = 0, write_mode = 0, ranged;
+    struct wrong_run run = {0, 0, 0, 0};
 
     while ((opt = getopt(argc, argv, "dwb:")) != -1) {
         switch (opt) {
@@ -84,7 +104,15 @@ int main(int argc, char **argv)
             done += want / 512;
             continue;
         }
-        n = ranged ? pread(fd, buf, want, at) : read(fd, buf, want);
+        if (ranged) {
+            n = pread(fd, buf, want, at);
+        } else {
+            /* whole sectors even from a pipe, whose reads may end anywhere */
+            ssize_t got;
+            n = 0;
+            while ((size_t)n < want && (got = read(fd, buf + n, want - (size_t)n)) > 0)
+                n += got;
+        }
         if (n <= 0) {
             if (ranged)
                 printf("sectcheck: read of %zu bytes at sector %llu failed (%zd)\n", want,
@@ -99,14 +127,24 @@ int main(int argc, char **argv)
                 memcpy(&v, buf + off + 8 * i, 8);
                 same &= v == first;
             }
-            if (first == sector + base && same)
+            if (first == sector + base && same) {
+                flush_run(&run);
                 continue;
+            }
+            if (run.len != 0 && run.same && same && sector == run.at + run.len &&
+                first - base == run.holds + run.len) {
+                run.len++;
+            } else {
+                flush_run(&run);
+                run = (struct wrong_run){sector, first - base, 1, same};
+            }
             if (bad++ < 8)
                 printf("sectcheck: sector %llu holds %s%llu%s\n", (unsigned long long)sector,
                        same ? "sector " : "mixed data starting ",
                        (unsigned long long)(first - base), base != 0 ? " (less the base)" : "");
         }
     }
+    flush_run(&run);
     if (write_mode && fsync(fd) != 0) {
         perror("fsync");
         return 1;
