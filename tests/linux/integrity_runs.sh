@@ -10,7 +10,8 @@
 # (O_DIRECT), with dd's record counts and the host's load average.
 # Every boot's serial log stays in WORK as run-I-DRIVER.txt.
 # PCAM_VM_LOCK=FILE: each boot holds flock FILE (one VM at a time on a
-# shared machine); PCAM_BESIDE="command": started beside each boot and
+# shared machine); PCAM_DRIVERS="pcam" (or the native one alone): only
+# those boots; PCAM_BESIDE="command": started beside each boot and
 # stopped after it (another guest, a CPU hog), to load the host on purpose.
 # usage: integrity_runs.sh SOURCE_DIR WORK_DIR N [esp|sym]
 set -u
@@ -23,7 +24,7 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 i=1
 while [ "$i" -le "$N" ]; do
-  for drv in pcam $NATIVE; do
+  for drv in ${PCAM_DRIVERS:-pcam $NATIVE}; do
     bpid=""
     if [ -n "${PCAM_BESIDE:-}" ]; then
       sh -c "$PCAM_BESIDE" > "$WORK/beside.log" 2>&1 &

@@ -20,6 +20,7 @@
 # PCAM_LINUX_DRIVER=am53c974|sym53c8xx (not in CI; tests/linux/integrity_runs.sh
 # uses it) boots the same VM with Linux's own driver for the chip instead,
 # runs only the attach and the whole-disk read, and asserts only those.
+# PCAM_QEMU_ARGS (not in CI): more QEMU arguments, e.g. "-trace esp_* -D FILE".
 # usage: test_linux_boot.sh SOURCE_DIR WORK_DIR [esp|sym]
 set -eu
 SRC=$(cd "$1" && pwd)
@@ -93,7 +94,7 @@ nice -n 5 timeout 900 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -displa
   -drive "if=none,id=d2,driver=raw,file.driver=blkdebug,file.config=$W/blkdebug.conf,file.image.filename=$W/disk2.img" \
   -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=3,lun=0,serial=PCAM-D2 \
   -drive "if=none,id=d3,file=$W/big.img,format=raw" \
-  -device scsi-hd,drive=d3,bus=scsi0.0,scsi-id=4,lun=0,serial=PCAM-D3 \
+  -device scsi-hd,drive=d3,bus=scsi0.0,scsi-id=4,lun=0,serial=PCAM-D3 ${PCAM_QEMU_ARGS:-} \
   > "$W/qemu.out" 2>&1 &
 qpid=$!
 # (bounded: opening the FIFO would wait forever if QEMU had just exited)
