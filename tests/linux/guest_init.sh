@@ -119,12 +119,12 @@ say "md5 pattern-readback $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 
 mark
 sg_readcap -l /dev/$D 2>&1 | pfx BIG-READCAP
 for r in "0 2048" "4294966296 2000" "4294967292 8" "6442448896 2048"; do
-  sectcheck -d /dev/$D $r | tail -1 | pfx "BIG-READ $r"
+  sectcheck -d /dev/$D $r | pfx "BIG-READ $r"
 done
 BB=0x7063616d00000000
 for r in "4294966296 2000" "5368709120 2048"; do
   sectcheck -d -w -b $BB /dev/$D $r | tail -1 | pfx "BIG-WRITE $r"
-  sectcheck -d -b $BB /dev/$D $r | tail -1 | pfx "BIG-REREAD $r"
+  sectcheck -d -b $BB /dev/$D $r | pfx "BIG-REREAD $r"
 done
 dmesg | grep -E "\\[$D\\]" | pfx DMESG-BIG  # from sd's attach on
 
@@ -226,7 +226,7 @@ load_pcam depth=8 max_depth=16 sync_offset=0 aging=0
 for p in depth max_depth sync_offset aging; do say "param $p=$(cat /sys/module/pcam/parameters/$p)"; done
 if wait_disks; then say "disks-again A=$A B=$B C=$C D=$D"; else say "disks-again MISSING"; fi
 say "size-again $D $(cat /sys/block/$D/size)"
-sectcheck -d -b 0x7063616d00000000 /dev/$D 4294966296 2000 | tail -1 | pfx "BIG-AFTER-RELOAD"
+sectcheck -d -b 0x7063616d00000000 /dev/$D 4294966296 2000 | pfx "BIG-AFTER-RELOAD"
 say "md5 pattern-after-reload $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
 
 say "kernel-bugs $(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace')"

@@ -177,7 +177,7 @@ has "3 TiB disk: sd sized it from READ CAPACITY(16)" "PCAMT-DMESG-BIG: .*\\[${D:
 if grep -aE 'PCAMT-DMESG-BIG: .*(Read Capacity\(16\) failed|DID_ABORT|hostbyte=)' "$W/serial.txt"; then
   bad "3 TiB disk: the kernel log has a failed command"
 else ok "3 TiB disk: no failed command in the kernel log"; fi
-grep -a 'PCAMT-BIG-.*sector [0-9]* holds' "$W/serial.txt" | head -8 >&2 || true
+grep -aE 'PCAMT-BIG-.*(sector [0-9]* holds|run:)' "$W/serial.txt" | head -12 >&2 || true
 has "lsscsi lists 0:0:0 as a QEMU disk" 'PCAMT-LSSCSI: \[[0-9]+:0:0:0\][[:space:]]+disk[[:space:]]+QEMU'
 has "lsscsi lists 3:0" 'PCAMT-LSSCSI: \[[0-9]+:0:3:0\][[:space:]]+disk'
 has "lsscsi lists $BT:$BL" "PCAMT-LSSCSI: \\[[0-9]+:0:$BT:$BL\\][[:space:]]+disk"
