@@ -319,8 +319,12 @@ static int parse_target(simspec *s, char *item, char *err, size_t cap)
     if (t->bytes % t->block_size != 0)
         return fail(err, cap, "'%s': size is not a whole number of %u-byte blocks", copy,
                     (unsigned)t->block_size);
-    if (t->bytes > (1ull << 40))
-        return fail(err, cap, "'%s': size above 1T", copy);
+    /* Media are sparse (unbacked anonymous pages, or a sparse file), so
+     * only written blocks cost; 16T reaches past LBA 2^32 at 512 bytes (a
+     * disk over 2 TiB needs 16-byte CDBs) and leaves a few such disks room
+     * in a 47-bit address space. */
+    if (t->bytes > (16ull << 40))
+        return fail(err, cap, "'%s': size above 16T", copy);
     if (t->file[0] != '\0' && t->luns != 1)
         return fail(err, cap, "'%s': file= needs a single LUN", copy);
     for (unsigned i = 0; i < t->nmerr; i++)

@@ -789,6 +789,10 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sh->max_sectors = min_t(u32, plx_template.max_sectors, caps.max_xfer / 512);
 	sh->max_id = caps.max_targets;
 	sh->max_lun = PLX_LUNS;
+	/* The core takes CDBs up to PCAM_CDB_BYTES; left at the midlayer's
+	 * default of 12, READ CAPACITY(16) and READ/WRITE(16) never reach it
+	 * and a disk over 2 TiB cannot be used. */
+	sh->max_cmd_len = PCAM_CDB_BYTES;
 	sh->max_channel = 0;
 	sh->this_id = caps.initiator_id;
 	sh->irq = pdev->irq;

@@ -92,6 +92,10 @@ readcap)
     has err "NOT READY: Medium not present (2/3A/00)"
     run 0 "$P" --sim "0:disk:1536K" readcap 0
     has out "3072 blocks, 1572864 bytes (1.5 MiB)"
+    # Over 2 TiB: READ CAPACITY(10) answers FFFFFFFFh, (16) the size.
+    # 3 TiB = 6442450944 blocks of 512.
+    run 0 "$P" --sim "0:disk:3T" readcap 0
+    has out "0:0: last LBA 6442450943, block size 512, 6442450944 blocks, 3298534883328 bytes (3 TiB)"
     ;;
 tur)
     run 0 "$P" --sim "0:disk,4:cd:empty" tur 0
@@ -142,6 +146,27 @@ readwrite)
     has err "beyond the last block of 0:0 (2047)"
     run 1 "$P" --sim "0:disk:1M" read 0 --lba 0 -o x.bin
     has err "usage: pcamctl read"
+    # A 3 TiB disk on a sparse file: 8 blocks written across LBA 2^32
+    # (4294967296) land there in the file, not 2^32 blocks lower, and read
+    # back; VERIFY across it passes.
+    B="0:disk:3T:file=$WORK/big.img"
+    head -c 4096 in.bin >eight.bin
+    run 0 "$P" --sim "$B" write 0 --lba 4294967292 -i eight.bin
+    has out "wrote 8 blocks (4096 bytes) to 0:0 LBA 4294967292..4294967299 from eight.bin"
+    [ "$(wc -c <big.img)" = 3298534883328 ] || fail "big.img is not 3 TiB"
+    dd if=big.img bs=512 skip=4294967292 count=8 2>/dev/null | cmp - eight.bin || fail "3 TiB file: blocks 2^32-4.. differ"
+    dd if=big.img bs=512 count=8 2>/dev/null | cmp - z.bin || fail "3 TiB file: a write across 2^32 reached block 0"
+    run 0 "$P" --sim "$B" read 0 --lba 4294967292 --count 8 -o big8.bin
+    cmp eight.bin big8.bin || fail "3 TiB disk: read back across 2^32 differs"
+    run 0 "$P" --sim "$B" verify 0 --lba 4294967290 --count 16
+    has out "verified 16 blocks (8192 bytes) of 0:0 LBA 4294967290..4294967305: no error"
+    # The target sees the whole LBA: a medium error at 2^32 + 4 fails the
+    # READ(16) over it, one at block 4 does not (no wrap), and a read of
+    # blocks 0..15 passes the one at 2^32 + 4.
+    run 1 "$P" --sim "0:disk:3T:merr=4294967300" read 0 --lba 4294967292 --count 16 -o m.bin
+    has err "READ(16) of 16 blocks at LBA 4294967292 on 0:0 failed: CHECK CONDITION: MEDIUM ERROR"
+    run 0 "$P" --sim "0:disk:3T:merr=4" read 0 --lba 4294967292 --count 16 -o m.bin
+    run 0 "$P" --sim "0:disk:3T:merr=4294967300" read 0 --lba 0 --count 16 -o m.bin
     ;;
 negotiate)
     S="0:disk,1:disk:async,2:disk:fast10,3:disk:narrow,4:disk:fast80"
