@@ -163,8 +163,11 @@ readwrite)
     # The target sees the whole LBA: a medium error at 2^32 + 4 fails the
     # READ(16) over it, one at block 4 does not (no wrap), and a read of
     # blocks 0..15 passes the one at 2^32 + 4.
-    run 1 "$P" --sim "0:disk:3T:merr=4294967300" read 0 --lba 4294967292 --count 16 -o m.bin
-    has err "READ(16) of 16 blocks at LBA 4294967292 on 0:0 failed: CHECK CONDITION: MEDIUM ERROR"
+    # pcamctl's read keeps the good blocks and names the bad one (3: medium
+    # error, sg3_utils' category), which must be 2^32 + 4 itself.
+    run 3 "$P" --sim "0:disk:3T:merr=4294967300" read 0 --lba 4294967292 --count 16 -o m.bin
+    has err "READ(16) of 1 block at LBA 4294967300 on 0:0 failed: CHECK CONDITION: MEDIUM ERROR"
+    has err "8 good blocks (LBA 4294967292..4294967299, 4096 bytes) are in m.bin; the error is at LBA 4294967300"
     run 0 "$P" --sim "0:disk:3T:merr=4" read 0 --lba 4294967292 --count 16 -o m.bin
     run 0 "$P" --sim "0:disk:3T:merr=4294967300" read 0 --lba 0 --count 16 -o m.bin
     ;;
