@@ -36,9 +36,24 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
     cfg->polled = false;
 }
 
-pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
-                       const pcam_platform *plat, pcam_lun *luns, size_t nluns)
+pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_config *cfg,
+                           const pcam_hal *hal, const pcam_platform *plat, pcam_lun *luns,
+                           size_t nluns)
 {
+    /* Before anything is written: storage laid out by other switches than
+     * ours would be overrun (or only partly set up) by what follows. */
+    char why[64];
+    if (pcam_abi_check(abi, why, sizeof why) != PCAM_OK) {
+        if (plat != NULL && plat->log != NULL) {
+            char line[128];
+            pcam_strbuf sb;
+            pcam_sb_init(&sb, line, sizeof line);
+            pcam_sb_puts(&sb, "pcam: pcam_bus_init refused, caller and library configurations differ: ");
+            pcam_sb_puts(&sb, why);
+            plat->log(plat->ctx, PCAM_LOG_ERROR, line);
+        }
+        return PCAM_ERR_ABI;
+    }
     if (bus == NULL || hal == NULL || hal->ops == NULL || plat == NULL || plat->now_ns == NULL ||
         luns == NULL)
         return PCAM_ERR_NULL;

@@ -379,6 +379,94 @@ typedef enum pcam_event_code {
 /** Fill @p cfg with the documented defaults. @param cfg the settings to fill. */
 void pcam_bus_config_defaults(pcam_bus_config *cfg);
 
+/* ------------------------------------------------------------------ */
+/**
+ * @brief Version of the storage layouts behind ::pcam_abi; bumped whenever
+ * a storage type changes other than through a configuration switch.
+ */
+#define PCAM_ABI_VERSION 1u
+
+/**
+ * @brief The caller's view of the storage it hands the library.
+ *
+ * The storage types (::pcam_bus, ::pcam_lun, ::pcam_ccb and the back-ends'
+ * and ASPI's) are complete in the headers so that the caller can allocate
+ * them, and their sizes depend on the configuration switches
+ * (pcam_config.h). A program compiled with other switches than the library
+ * would hand it storage of the wrong size, which the library would
+ * overwrite. So, as zlib's deflateInit_() takes ZLIB_VERSION and
+ * sizeof(z_stream), every entry point that takes such storage gets the
+ * caller's view, filled by #PCAM_ABI_INITIALIZER in the caller's own
+ * translation unit (the inline wrappers pcam_bus_init() and
+ * pcam_aspi_add_adapter() do it), and refuses a view other than the
+ * library's with #PCAM_ERR_ABI before writing anything. pcam_abi_check()
+ * says what differs. The switch values are the layout fingerprint: each
+ * switch that changes a storage type's layout, as the caller saw it.
+ */
+typedef struct pcam_abi {
+    uint32_t version;     /**< #PCAM_ABI_VERSION. */
+    uint32_t abi_size;    /**< sizeof(pcam_abi). */
+    uint32_t bus_size;    /**< sizeof(pcam_bus). */
+    uint32_t ccb_size;    /**< sizeof(pcam_ccb). */
+    uint32_t lun_size;    /**< sizeof(pcam_lun): one slot of the LUN array. */
+    uint32_t target_size; /**< sizeof(pcam_target): one per-target slot of the bus. */
+    uint32_t max_targets; /**< #PCAM_CFG_MAX_TARGETS. */
+    uint32_t tags;        /**< #PCAM_CFG_TAGS. */
+    uint32_t tag_hash;    /**< #PCAM_CFG_TAG_HASH. */
+    uint32_t event_ring;  /**< #PCAM_CFG_EVENT_RING. */
+    uint32_t scan_buf;    /**< #PCAM_CFG_SCAN_BUF. */
+    uint32_t counters;    /**< #PCAM_CFG_COUNTERS. */
+} pcam_abi;
+
+/** A ::pcam_abi initializer: the view of the translation unit that expands it. */
+#define PCAM_ABI_INITIALIZER                                                                    \
+    { PCAM_ABI_VERSION, (uint32_t)sizeof(pcam_abi), (uint32_t)sizeof(pcam_bus),                 \
+      (uint32_t)sizeof(pcam_ccb), (uint32_t)sizeof(pcam_lun), (uint32_t)sizeof(pcam_target),    \
+      PCAM_CFG_MAX_TARGETS, PCAM_CFG_TAGS, PCAM_CFG_TAG_HASH, PCAM_CFG_EVENT_RING,              \
+      PCAM_CFG_SCAN_BUF, PCAM_CFG_COUNTERS }
+
+/**
+ * Compare a caller's view of the storage with the library's.
+ * @param caller the caller's view (#PCAM_ABI_INITIALIZER); NULL differs.
+ * @param why    when not NULL, receives the first difference with both
+ *               sides' values, e.g. "PCAM_CFG_MAX_TARGETS: caller 16,
+ *               library 8", or "" when they agree; always NUL-terminated
+ *               when @p cap > 0.
+ * @param cap    size of @p why.
+ * @return PCAM_OK when they agree, #PCAM_ERR_ABI when they do not.
+ */
+pcam_err pcam_abi_check(const pcam_abi *caller, char *why, size_t cap);
+
+/**
+ * Does this program's view of the storage agree with the library's? Call
+ * it to explain a #PCAM_ERR_ABI: it says which switch or size differs,
+ * with the program's and the library's values.
+ * @param why receives the difference ("" when none); may be NULL.
+ * @param cap size of @p why.
+ * @return PCAM_OK or #PCAM_ERR_ABI.
+ */
+static inline pcam_err pcam_abi_compare(char *why, size_t cap)
+{
+    const pcam_abi mine = PCAM_ABI_INITIALIZER;
+    return pcam_abi_check(&mine, why, cap);
+}
+
+/**
+ * pcam_bus_init() with the caller's view of the storage: see there. Call
+ * pcam_bus_init(), which passes the right view; a caller that fills its
+ * own must use #PCAM_ABI_INITIALIZER.
+ * @param abi the caller's view; a view other than the library's is
+ *            refused with #PCAM_ERR_ABI and nothing is written (the
+ *            platform's log, when given, says what differs).
+ * @param bus  see pcam_bus_init(). @param cfg see pcam_bus_init().
+ * @param hal  see pcam_bus_init(). @param plat see pcam_bus_init().
+ * @param luns see pcam_bus_init(). @param nluns see pcam_bus_init().
+ * @return as pcam_bus_init().
+ */
+pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_config *cfg,
+                           const pcam_hal *hal, const pcam_platform *plat, pcam_lun *luns,
+                           size_t nluns);
+
 /**
  * Bring up a bus.
  *
@@ -389,17 +477,29 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg);
  * PCAM_BUS_LUNS() gives the array length. Nothing else is allocated; each
  * CCB carries its own state.
  *
+ * The call is checked as zlib's deflateInit() is: this inline function
+ * passes the caller's view of the storage (::pcam_abi: the sizes of
+ * ::pcam_bus, ::pcam_ccb, ::pcam_lun and ::pcam_target, and the switches
+ * that change them) to pcam_bus_init_abi(), which refuses a program built
+ * with other switches than the library before it writes anything.
+ *
  * @param bus       storage for the bus, overwritten.
  * @param cfg       settings (copied); NULL for the defaults.
  * @param hal       the chip back-end.
  * @param plat      platform services (copied); now_ns is required.
  * @param luns      LUN storage.
  * @param nluns     elements in @p luns.
- * @return PCAM_OK, PCAM_ERR_NULL, or PCAM_ERR_RANGE when the storage is too
- *         small or a setting is out of range.
+ * @return PCAM_OK; #PCAM_ERR_ABI (nothing written) when this program was
+ *         built with other configuration switches than the library
+ *         (pcam_abi_compare() says which); PCAM_ERR_NULL; PCAM_ERR_RANGE
+ *         when the storage is too small or a setting is out of range.
  */
-pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
-                       const pcam_platform *plat, pcam_lun *luns, size_t nluns);
+static inline pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
+                                     const pcam_platform *plat, pcam_lun *luns, size_t nluns)
+{
+    const pcam_abi mine = PCAM_ABI_INITIALIZER;
+    return pcam_bus_init_abi(&mine, bus, cfg, hal, plat, luns, nluns);
+}
 
 /**
  * Hand a CCB to the core. It completes exactly once through ccb->done, maybe
