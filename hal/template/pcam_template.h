@@ -44,11 +44,21 @@ typedef struct pcam_template {
     pcam_template_stats stats;
 } pcam_template;
 
+/* The library's attach: sc_size is the caller's sizeof(pcam_template).
+ * Storage the caller sized from other headers is refused with PCAM_ERR_ABI
+ * before a byte of it is written (pcam.h, pcam_abi). */
+pcam_err pcam_template_attach_abi(size_t sc_size, pcam_template *sc, const pcam_template_config *cfg,
+                                  const pcam_platform *plat, pcam_hal *out);
+
 /* Check the configuration, reset the chip (not the bus) and fill *out with
- * the ops table and sc for pcam_bus_init(). Returns PCAM_OK, PCAM_ERR_NULL
- * or PCAM_ERR_RANGE (bad initiator ID). */
-pcam_err pcam_template_attach(pcam_template *sc, const pcam_template_config *cfg,
-                              const pcam_platform *plat, pcam_hal *out);
+ * the ops table and sc for pcam_bus_init(). Returns PCAM_OK, PCAM_ERR_ABI,
+ * PCAM_ERR_NULL or PCAM_ERR_RANGE (bad initiator ID). Inline, so that the
+ * size it passes is the caller's. */
+static inline pcam_err pcam_template_attach(pcam_template *sc, const pcam_template_config *cfg,
+                                            const pcam_platform *plat, pcam_hal *out)
+{
+    return pcam_template_attach_abi(sizeof(pcam_template), sc, cfg, plat, out);
+}
 
 /* Copy the counters (all zero for NULL). */
 void pcam_template_get_stats(const pcam_template *sc, pcam_template_stats *out);
