@@ -68,6 +68,15 @@ pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_co
     bus->hal = *hal;
     bus->plat = *plat;
     o->get_caps(hal->sc, &bus->caps);
+    /* A core built without the script/command-level path cannot drive such
+     * a chip: say which switch, rather than blame a missing op. The switch
+     * name is the log line's detail, kept with PCAM_CFG_LOG_TEXT 0 too. */
+    if (!PCAM_CFG_CMDLEVEL && (bus->caps.profile == PCAM_HAL_SCRIPT_LEVEL ||
+                               bus->caps.profile == PCAM_HAL_COMMAND_LEVEL)) {
+        pcam_core_log(bus, PCAM_LOG_ERROR, "script- and command-level back-ends are not built in",
+                      "PCAM_CFG_CMDLEVEL is 0");
+        return PCAM_ERR_UNSUPPORTED;
+    }
     /* Which ops are required depends on who runs the phases. */
     if (!pcam_dec_hal_ok(hal, bus->caps.profile))
         return PCAM_ERR_NULL;

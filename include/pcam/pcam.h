@@ -492,7 +492,9 @@ pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_co
  * @return PCAM_OK; #PCAM_ERR_ABI (nothing written) when this program was
  *         built with other configuration switches than the library
  *         (pcam_abi_compare() says which); PCAM_ERR_NULL; PCAM_ERR_RANGE
- *         when the storage is too small or a setting is out of range.
+ *         when the storage is too small or a setting is out of range;
+ *         PCAM_ERR_UNSUPPORTED for a script- or command-level back-end in a
+ *         core built with #PCAM_CFG_CMDLEVEL 0 (the log names the switch).
  */
 static inline pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
                                      const pcam_platform *plat, pcam_lun *luns, size_t nluns)

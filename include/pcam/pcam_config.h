@@ -64,7 +64,8 @@
  * @brief 1: the script-level and command-level profiles (pcam_hal.h,
  * hal_cmd: pcam_bus_hal_done() and the other decision callbacks). 0: only
  * phase-level back-ends attach (pcam_bus_init() refuses the others with
- * PCAM_ERR_NULL) and core/engine/decide.c compiles to nothing.
+ * PCAM_ERR_UNSUPPORTED and logs "PCAM_CFG_CMDLEVEL is 0") and
+ * core/engine/decide.c compiles to nothing.
  */
 #ifndef PCAM_CFG_CMDLEVEL
 #define PCAM_CFG_CMDLEVEL 1
