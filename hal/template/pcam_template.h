@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The template back-end's interface: what every chip back-end gives its
- * embedder. Copy hal/template/ to hal/<chip>/, rename template -> <chip>,
- * and move this header to include/pcam/pcam_<chip>.h once it is public
- * (docs/porting.md). Never include an OS header here: back-ends are
- * freestanding like the core.
+ * embedder. Copy hal/template/ to hal/<chip>/ and rename it as
+ * docs/porting.md says; the header is installed from the back-end's folder
+ * (include/pcam/<chip>/, on the users' include path), or from
+ * include/pcam/ if you move it there. Never include an OS header here:
+ * back-ends are freestanding like the core.
  */
 #ifndef PCAM_TEMPLATE_H
 #define PCAM_TEMPLATE_H
