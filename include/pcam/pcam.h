@@ -71,7 +71,7 @@ typedef enum pcam_status {
 
 /** Mask of the status code in pcam_ccb::status. */
 #define PCAM_STATUS_MASK 0x3Fu
-/** Flag in pcam_ccb::status: the LUN queue is frozen until released (pcam_release_queue). */
+/** Flag in pcam_ccb::status: the LUN queue is frozen until released (a #PCAM_FN_REL_QUEUE CCB). */
 #define PCAM_DEV_QFRZN 0x40u
 /** Flag in pcam_ccb::status: sense data in the CCB is valid. */
 #define PCAM_AUTOSNS_VALID 0x80u

@@ -135,9 +135,10 @@
 
 /**
  * @def PCAM_CFG_CDB_NAMES
- * @brief 1: pcam_cdb_name() and the CDB formatter name every T10 opcode
- * ("READ(10)"). 0: the formatter prints the opcode in hex and
- * pcam_cdb_name() returns NULL (about 6 KB of names left out).
+ * @brief 1: the CDB decoder (pcam_cdb_decode(), pcam_cdb_info::name) and
+ * the formatter pcam_cdb_format() name every T10 opcode ("READ(10)"). 0:
+ * the formatter prints the opcode in hex and the decoder names every known
+ * opcode "CDB" (about 6 KB of names left out).
  */
 #ifndef PCAM_CFG_CDB_NAMES
 #define PCAM_CFG_CDB_NAMES 1
