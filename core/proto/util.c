@@ -15,7 +15,7 @@ static const char err_texts[] =
     "unknown or invalid format\0"
     "reserved or undefined code\0"
     "not supported\0"
-    "caller and library built with different configurations (pcam_abi_compare() says which)\0"
+    "caller and library configurations differ\0"
     "unknown error";
 
 const char *pcam_strerror(int err)

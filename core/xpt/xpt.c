@@ -48,7 +48,7 @@ pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_co
             char line[128];
             pcam_strbuf sb;
             pcam_sb_init(&sb, line, sizeof line);
-            pcam_sb_puts(&sb, "pcam: pcam_bus_init refused, caller and library configurations differ: ");
+            pcam_sb_puts(&sb, "pcam: bus storage refused, configurations differ: ");
             pcam_sb_puts(&sb, why);
             plat->log(plat->ctx, PCAM_LOG_ERROR, line);
         }
