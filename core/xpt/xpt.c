@@ -496,3 +496,17 @@ uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun)
     size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
     return i < bus->nluns ? bus->luns[i].depth : 0;
 }
+
+bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    if (bus == NULL || target >= PCAM_MAX_TARGETS || lun >= bus->cfg.luns_per_target)
+        return false;
+    size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
+    if (i >= bus->nluns)
+        return false;
+    /* The same two facts the queue asks before it sends a tag message
+     * (pcam_q_wants_tag()): CmdQue in INQUIRY, and no MESSAGE REJECT of a tag. */
+    const pcam_lun *l = &bus->luns[i];
+    return (l->flags & PCAM_LUNF_PRESENT) != 0 && (l->flags & PCAM_LUNF_TAGGED) != 0 &&
+           (bus->targets[target].flags & PCAM_TGTF_NO_TAGS) == 0;
+}

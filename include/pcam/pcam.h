@@ -557,6 +557,92 @@ size_t pcam_bus_read_events(pcam_bus *bus, pcam_event *out, size_t max);
  *  @param bus the bus. @param target target ID. @param lun LUN. @return the depth. */
 uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun);
 
+/**
+ * @name Policies for a host with its own SCSI layer
+ *
+ * A shim only translates (docs/design.md, rule 2). Where the host's own
+ * SCSI layer needs a number or a yes/no that is a policy (how long the
+ * core's timer waits behind the host's, how deep an untagged LUN's queue
+ * is, whether a LUN is tagged, how long an error handler waits for the
+ * core's recovery), the shim asks the core here, so that every shim gives
+ * the same answer and the simulated-bus tests prove it. tests/shims checks
+ * that no shim reads INQUIRY bytes or makes such a number up itself.
+ * @{
+ */
+
+/** Backstop: the core's timer on a command whose host times it out itself
+ *  runs this many times the host's timeout ... */
+#define PCAM_HOST_BACKSTOP_FACTOR 3u
+/** ... plus this margin (ms), so that it only fires if the host's own
+ *  error handling is stuck: two owners racing on one deadline would make
+ *  either's recovery unpredictable. */
+#define PCAM_HOST_BACKSTOP_MARGIN_MS 30000u
+/** Retry budget of a command from a host whose own layer retries (Linux's
+ *  midlayer, CAM's peripheral drivers, ASPI applications): none, so that a
+ *  transient error is retried by one owner, not by both. */
+#define PCAM_HOST_RETRIES 0u
+/** Queue depth a host gives a LUN that runs untagged: one command on the
+ *  wire and one waiting in the core's queue, so that the next is selected
+ *  without a round trip through the host. */
+#define PCAM_HOST_UNTAGGED_DEPTH 2u
+
+/**
+ * The core's timeout for a command the host times out itself:
+ * @p host_timeout_ms x #PCAM_HOST_BACKSTOP_FACTOR + #PCAM_HOST_BACKSTOP_MARGIN_MS,
+ * saturating at UINT32_MAX.
+ * @param host_timeout_ms the host's timeout for the command.
+ * @return pcam_ccb::timeout_ms to use.
+ */
+static inline uint32_t pcam_host_backstop_ms(uint32_t host_timeout_ms)
+{
+    uint64_t t = (uint64_t)host_timeout_ms * PCAM_HOST_BACKSTOP_FACTOR + PCAM_HOST_BACKSTOP_MARGIN_MS;
+    return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+}
+
+/**
+ * The queue depth a host should use for a LUN: #PCAM_HOST_UNTAGGED_DEPTH
+ * when it runs untagged, else @p want kept within 1 and
+ * pcam_bus_config::tag_depth_max. A host starts a tagged LUN at
+ * pcam_bus_config::tag_depth, and sets the core's depth to the same with a
+ * #PCAM_FN_REL_QUEUE CCB (pcam_relq::openings).
+ * @param bus the bus. @param tagged whether the host runs the LUN tagged
+ *        (pcam_lun_tagged(), and the host's own consent).
+ * @param want the depth the host asks for (any value: it is clamped).
+ * @return the depth.
+ */
+static inline uint16_t pcam_host_queue_depth(const pcam_bus *bus, bool tagged, int32_t want)
+{
+    if (!tagged)
+        return PCAM_HOST_UNTAGGED_DEPTH;
+    if (want > (int32_t)bus->cfg.tag_depth_max)
+        want = (int32_t)bus->cfg.tag_depth_max;
+    return (uint16_t)(want < 1 ? 1 : want);
+}
+
+/**
+ * How long a host's error handler waits for an abort or reset CCB to
+ * complete: every rung of the recovery ladder (ABORT TASK, device reset,
+ * bus reset, chip reset: 4 x pcam_bus_config::abort_timeout_ms), the
+ * settle after a reset (pcam_bus_config::reset_settle_ms) and 2 s of slack.
+ * @param bus the bus. @return milliseconds.
+ */
+static inline uint32_t pcam_host_recovery_wait_ms(const pcam_bus *bus)
+{
+    return 4u * bus->cfg.abort_timeout_ms + bus->cfg.reset_settle_ms + 2000u;
+}
+
+/**
+ * Whether the core runs a LUN tagged: its standard INQUIRY (the scan's or
+ * any later one) reported CmdQue, and its target did not reject a tag
+ * message. A host tags a LUN's commands only when this says so; it never
+ * reads the INQUIRY data itself. Call it with the bus lock held.
+ * @param bus the bus. @param target target ID. @param lun LUN.
+ * @return true when tagged; false for an untagged, absent or bad path.
+ */
+bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun);
+
+/** @} */
+
 /** A short name for a status code ("REQ_CMP", "SEL_TIMEOUT"...).
  *  @param status a ::pcam_status, flags are ignored. @return static text. */
 const char *pcam_status_name(uint32_t status);
