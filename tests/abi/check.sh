@@ -18,7 +18,8 @@
 #
 # It also checks that the installed pcam_config_build.h, the pkg-config
 # variable pcam_config and the CMake variable pcam_CONFIG say the switches
-# the library was built with.
+# the library was built with, and (layout.c) that every caller-allocated
+# type no entry point checks has the same size in five configurations.
 # usage: check.sh SRC_DIR BUILD_DIR WORK_DIR CC
 set -eu
 src=$1 build=$2 work=$3 cc=$4
@@ -103,4 +104,30 @@ run lib-minimal-prog-16-targets minimal abi "PCAM_CFG_MAX_TARGETS: caller 16, li
 # A switch that changes only the LUN slot: the message names it, not a size.
 run lib-default-prog-64-tags default abi "PCAM_CFG_TAGS: caller 64, library 256" \
     -DPCAM_CFG_TAGS=64
-echo "abi: matching programs work, every mismatch is refused with nothing written"
+
+# The caller-allocated types no entry point checks keep their size in every
+# configuration (the reason they need no check); pcam_bus, last, must not.
+for cfg in default minimal narrow tags64 noring; do
+  case $cfg in
+    default) flags="" ;;
+    minimal) flags="-I$src/cmake/configs -DPCAM_CONFIG_FILE=\"pcam_minimal.h\"" ;;
+    narrow) flags="-DPCAM_CFG_MAX_TARGETS=8" ;;
+    tags64) flags="-DPCAM_CFG_TAGS=64 -DPCAM_CFG_TAG_HASH=16" ;;
+    noring) flags="-DPCAM_CFG_EVENT_RING=0 -DPCAM_CFG_COUNTERS=0 -DPCAM_CFG_SCAN_BUF=64" ;;
+  esac
+  # shellcheck disable=SC2086
+  "$cc" -std=c99 -Wall -Wextra -Werror -I"$src/include" $flags "$here/layout.c" -o "$work/layout-$cfg" ||
+    fail "layout.c does not build ($cfg)"
+  "$work/layout-$cfg" >"$work/layout-$cfg.out"
+  grep -v '^changes:' "$work/layout-$cfg.out" >"$work/layout-$cfg.fixed"
+  if [ $cfg != default ]; then
+    cmp -s "$work/layout-default.fixed" "$work/layout-$cfg.fixed" ||
+      { diff "$work/layout-default.fixed" "$work/layout-$cfg.fixed" >&2;
+        fail "a type without a storage check changes size with the $cfg configuration"; }
+    if cmp -s "$work/layout-default.out" "$work/layout-$cfg.out"; then
+      fail "pcam_bus has the same size with the $cfg configuration: the switches were not seen"
+    fi
+  fi
+done
+echo "abi: matching programs work, every mismatch is refused with nothing written;"
+echo "abi: $(grep -vc '^changes:' "$work/layout-default.out") unchecked caller-allocated types keep their size in 5 configurations"
