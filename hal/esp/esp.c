@@ -364,11 +364,13 @@ static const pcam_hal_ops esp_ops = {
     esp_op_msg_in, esp_op_msg_accept, op_set_atn,   op_set_xfer,   esp_op_poll,
 };
 
-pcam_err pcam_esp_attach(pcam_esp *sc, const pcam_esp_config *cfg, const pcam_platform *plat,
-                         pcam_hal *out)
+pcam_err pcam_esp_attach_abi(size_t sc_size, pcam_esp *sc, const pcam_esp_config *cfg,
+                             const pcam_platform *plat, pcam_hal *out)
 {
     esp_sc *s = (esp_sc *)(void *)sc;
 
+    if (sc_size != sizeof(pcam_esp))
+        return PCAM_ERR_ABI; /* storage from other headers: not ours to write */
     if (sc == NULL || cfg == NULL || plat == NULL || out == NULL)
         return PCAM_ERR_NULL;
     if (plat->read8 == NULL || plat->write8 == NULL || plat->now_ns == NULL)

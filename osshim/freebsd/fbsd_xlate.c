@@ -193,7 +193,7 @@ static uint32_t build_io(pcam_fbsd_req *r, pcam_ccb *p)
     p->flags |= PCAM_CCB_NO_RECOVERY;
     if ((h->flags & PCAM_FBSD_CAM_DEV_QFRZDIS) == 0)
         p->flags |= PCAM_CCB_RETURN_QUEUED;
-    io->retries = 0;
+    io->retries = PCAM_HOST_RETRIES;
     p->timeout_ms = h->timeout; /* CAM_TIME_DEFAULT is 0, the core's default too */
     return PCAM_REQ_CMP;
 }
