@@ -35,6 +35,10 @@ int w32_ini_decode(const unsigned char *in, size_t len, char *out, size_t outcap
 typedef int (*w32_ini_fn)(void *ctx, unsigned line, const char *section, const char *key,
                           const char *value, char *err, size_t errcap);
 
+/* Write a refusal's reason into err (printf-style, truncated to errcap) and
+ * return -1: the one way the reader and its users say what is wrong. */
+int w32_ini_fail(char *err, size_t errcap, const char *fmt, ...);
+
 /* Parse decoded text. 0, or -1 with "line N: why" in err. */
 int w32_ini_parse(const char *text, w32_ini_fn fn, void *ctx, char *err, size_t errcap);
 

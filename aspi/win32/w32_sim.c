@@ -113,14 +113,7 @@ static uint8_t *map_file(sim_media *m, const char *path, uint64_t len, char *err
 static int add_target(w32_sim *s, uint8_t id, char *err, size_t cap)
 {
     const spec_target *t = &s->spec.t[id];
-    pcam_sim_target_config tc = t->tc;
-    if (t->after_scan) {
-        /* "afterscan": busy=, hang=, busfree= and badphase= start once the scan is done (sim_build). */
-        tc.busy_next = 0;
-        tc.hang_next = 0;
-        tc.unexpected_free_next = 0;
-        tc.illegal_phase_next = 0;
-    }
+    pcam_sim_target_config tc = simspec_scan_config(t); /* "afterscan" faults: armed after the scan */
     if (pcam_sim_add_target(s->sim, id, &tc) != 0) {
         snprintf(err, cap, "cannot add target %u", id);
         return -1;
@@ -284,17 +277,7 @@ static int sim_build(w32_sim *s, char *err, size_t cap)
         snprintf(err, cap, "the bus scan failed (status %#x)", (unsigned)ccb.status);
         return -1;
     }
-    /* Faults given with "afterscan" start now, as in pcamctl (one grammar). */
-    for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
-        const spec_target *t = &s->spec.t[id];
-        pcam_sim_target_config *tc;
-        if (t->kind == SPEC_NONE || !t->after_scan || (tc = pcam_sim_target_cfg(s->sim, (uint8_t)id)) == NULL)
-            continue;
-        tc->busy_next = t->tc.busy_next;
-        tc->hang_next = t->tc.hang_next;
-        tc->unexpected_free_next = t->tc.unexpected_free_next;
-        tc->illegal_phase_next = t->tc.illegal_phase_next;
-    }
+    simspec_arm_after_scan(&s->spec, s->sim); /* "afterscan" faults start now, as in pcamctl */
     return 0;
 }
 

@@ -61,14 +61,7 @@ static void *map_file(ctl *c, const char *path, size_t len, int *rc)
 static int add_target(ctl *c, uint8_t id)
 {
     const spec_target *t = &c->spec.t[id];
-    pcam_sim_target_config tc = t->tc;
-    if (t->after_scan) {
-        /* Armed after the scan (arm_after_scan). */
-        tc.busy_next = 0;
-        tc.hang_next = 0;
-        tc.unexpected_free_next = 0;
-        tc.illegal_phase_next = 0;
-    }
+    pcam_sim_target_config tc = simspec_scan_config(t); /* "afterscan" faults: armed later */
     int rc = pcam_sim_add_target(c->rig.sim, id, &tc);
     if (rc != 0)
         return ctl_err(c, CTL_EUSAGE, "cannot add target %u: %s", id, pcam_strerror(rc));
@@ -335,22 +328,6 @@ void ctl_scan_review(ctl *c, const pcam_counters *before)
     }
 }
 
-/* Faults given with "afterscan" start now, so that a one-shot run's own
- * command meets them instead of the scan. */
-static void arm_after_scan(ctl *c)
-{
-    for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
-        const spec_target *t = &c->spec.t[id];
-        pcam_sim_target_config *tc;
-        if (t->kind == SPEC_NONE || !t->after_scan || (tc = pcam_sim_target_cfg(c->rig.sim, (uint8_t)id)) == NULL)
-            continue;
-        tc->busy_next = t->tc.busy_next;
-        tc->hang_next = t->tc.hang_next;
-        tc->unexpected_free_next = t->tc.unexpected_free_next;
-        tc->illegal_phase_next = t->tc.illegal_phase_next;
-    }
-}
-
 /* The VCD and the phase log start together, before or after the scan. */
 static int start_trace(ctl *c)
 {
@@ -390,7 +367,7 @@ int ctl_open(ctl *c)
         ctl_scan_review(c, NULL);
     }
     if (ctl_is_sim(c))
-        arm_after_scan(c);
+        simspec_arm_after_scan(&c->spec, c->rig.sim); /* a one-shot run's command meets them */
     if (!c->vcd_with_scan && (rc = start_trace(c)) != 0)
         return rc;
     return 0;

@@ -94,6 +94,11 @@ int simspec_parse(const char *text, simspec *out, char *err, size_t errcap);
 /* Read a topology file (comments with '#', entries separated by commas or
  * newlines) into a string; returns a malloc'd string or NULL with err set. */
 char *simspec_read_file(const char *path, char *err, size_t errcap);
+/* A target's behaviour for the bus scan: as given, but with the faults
+ * "afterscan" holds back (busy=, hang=, busfree=, badphase=) not armed. */
+pcam_sim_target_config simspec_scan_config(const spec_target *t);
+/* Arm those faults on the simulated bus once its scan is done. */
+void simspec_arm_after_scan(const simspec *s, pcam_sim *sim);
 
 /* ---- QEMU drives (qemu_backend.c) ---- */
 #define CTL_QEMU_MAX_DRIVES 16

@@ -384,6 +384,32 @@ int simspec_parse(const char *text, simspec *s, char *err, size_t cap)
     return 0;
 }
 
+pcam_sim_target_config simspec_scan_config(const spec_target *t)
+{
+    pcam_sim_target_config tc = t->tc;
+    if (t->after_scan) {
+        tc.busy_next = 0;
+        tc.hang_next = 0;
+        tc.unexpected_free_next = 0;
+        tc.illegal_phase_next = 0;
+    }
+    return tc;
+}
+
+void simspec_arm_after_scan(const simspec *s, pcam_sim *sim)
+{
+    for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
+        const spec_target *t = &s->t[id];
+        pcam_sim_target_config *tc;
+        if (t->kind == SPEC_NONE || !t->after_scan || (tc = pcam_sim_target_cfg(sim, (uint8_t)id)) == NULL)
+            continue;
+        tc->busy_next = t->tc.busy_next;
+        tc->hang_next = t->tc.hang_next;
+        tc->unexpected_free_next = t->tc.unexpected_free_next;
+        tc->illegal_phase_next = t->tc.illegal_phase_next;
+    }
+}
+
 char *simspec_read_file(const char *path, char *err, size_t cap)
 {
     FILE *f = fopen(path, "r");
