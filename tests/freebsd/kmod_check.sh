@@ -47,7 +47,7 @@ fi
 grep -qx '__stack_chk_guard' "$work/undef.txt" || { echo "FAIL: no stack protector in the module" >&2; fail=1; }
 echo "$(wc -l <"$work/undef.txt") kernel symbols used, all defined by $fbsd/kernel"
 "$READELF" -S "$ko" | grep -q 'set_modmetadata_set' || { echo "FAIL: no module metadata" >&2; fail=1; }
-for s in "AMD Am53C974 SCSI (pcam)"; do
+for s in "AMD Am53C974" "LSI " "53C895A" "SCSI (pcam)"; do
   grep -aqF "$s" "$ko" || { echo "FAIL: '$s' not in pcam.ko" >&2; fail=1; }
 done
 [ $fail -eq 0 ] && echo "PASS: pcam.ko links for FreeBSD 13.2"
