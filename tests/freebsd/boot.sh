@@ -8,17 +8,22 @@
 #   sym: -device lsi53c895a (hal/sym): disks at targets 0, 1 and 2 (QEMU's
 #        model answers no LUN above 0); a CD at target 4
 # Every disk has its own size, so the console shows which one CAM found
-# where. There is no root file system: the kernel stops at mountroot>
-# after CAM's probe (CAM holds the root mount until its probe is done), and
-# the host then asserts on the console: the pcam attach line, every
-# `daN at pcam0 bus 0 scbus0 target T lun L` with `daN: S MB (B 512 byte
-# sectors)` for that disk's size, the cd, and no panic or linker refusal.
-# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym
+# where. Target 0 LUN 0 is a FAT root file system that the kernel mounts
+# through pcam (vfs.root.mountfrom=msdosfs:/dev/da0, da0 wired to it by
+# hints); its /sbin/init is our own static program (guest/init.c, no
+# libc), which reads and writes every other disk through /dev/daN, prints
+# PCAMTEST lines and powers the VM off. The other disks hold a pattern
+# (guest/pattern.h). The host then asserts on the console: the pcam attach
+# line, every `daN at pcam0 bus 0 scbus0 target T lun L` with `daN: S MB
+# (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
+# refusal or CAM error, and every PCAMTEST result for every data disk; and
+# checks each data image after QEMU has exited (guest/imgcheck.c).
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK
 # env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
 # (more loader.conf lines, e.g. boot_verbose="YES")
 set -eu
-src=$1 work=$2 chip=$3
+src=$1 work=$2 chip=$3 imgcheck=$4
 limit=${PCAM_FBSD_BOOT_LIMIT:-900}
 qemu=${QEMU:-qemu-system-x86_64}
 code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
@@ -28,16 +33,17 @@ for d in "$src/../shared/freebsd" /work/shared/freebsd; do
   if [ -f "$d/kernel" ] && [ -f "$d/loader.efi" ]; then fbsd=$(cd "$d" && pwd); break; fi
 done
 [ -n "$fbsd" ] || { echo "FAIL: no FreeBSD sysroot at $src/../shared/freebsd or /work/shared/freebsd" >&2; exit 1; }
-for t in "$qemu" mkfs.fat mmd mcopy; do
+for t in "$qemu" mkfs.fat mmd mcopy clang-19 ld.lld-19; do
   command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 for f in "$code" "$vars"; do [ -f "$f" ] || { echo "FAIL: $f missing (ovmf)" >&2; exit 1; }; done
 
-# target:lun:MiB of each disk, and the controller.
+# target:lun:MiB of each disk (the first is the FAT root, the others
+# pattern disks), and the controller.
 case $chip in
-  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:64 0:1:24 2:0:40" ;;
-  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:64 1:0:24 2:0:40" ;;
-  *) echo "usage: boot.sh SRC WORK esp|sym" >&2; exit 2 ;;
+  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40" ;;
+  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40" ;;
+  *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK" >&2; exit 2 ;;
 esac
 
 rm -rf "$work"
@@ -61,6 +67,11 @@ console="comconsole"
 boot_serial="YES"
 comconsole_speed="115200"
 pcam_load="YES"
+hint.scbus.0.at="pcam0"
+hint.da.0.at="scbus0"
+hint.da.0.target="0"
+hint.da.0.unit="0"
+vfs.root.mountfrom="msdosfs:/dev/da0"
 ${PCAM_FBSD_LOADER_EXTRA:-}
 EOF
 # FAT16 of 48 MiB: room for the 6 MiB kernel, and enough clusters that
@@ -69,12 +80,25 @@ mkfs.fat -C -n FBSDBOOT "$work/boot.img" 49152 >/dev/null
 (cd "$st" && find . -mindepth 1 -type d | sed 's|^\./||' | sort | while read -r d; do mmd -i "$work/boot.img" "::$d"; done
  find . -type f | sed 's|^\./||' | while read -r f; do mcopy -i "$work/boot.img" "$f" "::$f"; done)
 
-# The disks (sparse) and the CD medium (2 MiB = 1024 sectors of 2048).
+# /sbin/init: static, FreeBSD-branded, no libc, no stack protector (that
+# would need libc's guard).
+clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
+  -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/init.c" -o "$work/init.o"
+ld.lld-19 -m elf_x86_64_fbsd -static -e _start -o "$work/init" "$work/init.o"
+
+# The disks: the FAT root (with /dev for devfs), the pattern disks, and the
+# CD medium (2 MiB = 1024 sectors of 2048).
 scsi=""
 n=0
 for d in $disks; do
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
-  truncate -s "${mb}M" "$work/disk$n.img"
+  if [ $n -eq 0 ]; then
+    mkfs.fat -C -n PCAMROOT "$work/disk0.img" $((mb * 1024)) >/dev/null
+    mmd -i "$work/disk0.img" ::sbin ::dev
+    mcopy -i "$work/disk0.img" "$work/init" ::sbin/init
+  else
+    "$imgcheck" make "$work/disk$n.img" $((mb * 2048))
+  fi
   scsi="$scsi -drive if=none,id=d$n,format=raw,file=$work/disk$n.img -device scsi-hd,drive=d$n,bus=scsi0.0,scsi-id=$t,lun=$l"
   n=$((n + 1))
 done
@@ -101,21 +125,22 @@ trap 'kill $qpid 2>/dev/null || true' EXIT INT TERM
 result=limit
 while kill -0 $qpid 2>/dev/null; do
   sleep 2
-  if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep "${PCAM_FBSD_SETTLE:-1}"; break; fi
+  if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep 1; break; fi
   if grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
   [ $(($(date +%s) - t0)) -lt "$limit" ] || break
 done
+kill -0 $qpid 2>/dev/null || result=poweroff
 kill $qpid 2>/dev/null || true
 wait $qpid 2>/dev/null || true
 trap - EXIT INT TERM
 secs=$(($(date +%s) - t0))
 tr -d '\r' <"$work/console.log" >"$work/console.txt"
 echo "boot ($chip): $result after $secs s; console in $work/console.txt"
-grep -aE 'pcam|^da[0-9]|^cd[0-9]|KLD|reloc|panic|Fatal|mountroot' "$work/console.txt" | head -60
+grep -aE 'pcam|^da[0-9]|^cd[0-9]|KLD|reloc|panic|Fatal|mountroot|PCAMTEST' "$work/console.txt" | head -80
 
 fail=0
 no() { echo "FAIL: $*" >&2; fail=1; }
-[ $result = mountroot ] || no "the kernel did not reach mountroot> ($result; QEMU said: $(head -c 300 "$work/qemu.out"))"
+[ $result = poweroff ] || no "the guest did not power off ($result; QEMU said: $(head -c 300 "$work/qemu.out"))"
 grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/console.txt" && no "a module load error on the console"
 grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
 # Nothing from pcam but its attach line (it logs warnings and errors only),
@@ -134,7 +159,9 @@ grep -aqE "^pcam0: .* (port|irq) " "$work/console.txt" || no "pcam0 got no port/
 # that LUN through pcam; once the model answers properly the disk attaches
 # and is checked like the others.
 attached=0
+n=-1
 for d in $disks; do
+  n=$((n + 1))
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
   unit=$(sed -n "s/^\(da[0-9]*\) at pcam0 bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
   if [ -z "$unit" ] && [ "$l" -gt 0 ]; then
@@ -155,7 +182,19 @@ for d in $disks; do
   else
     no "expected '$line' (target $t lun $l), got: $(grep -a "^$unit: [0-9]*MB" "$work/console.txt" | head -n 1)"
   fi
+  if [ $n -eq 0 ]; then
+    [ "$unit" = da0 ] || no "the root disk is $unit, not da0"
+    continue
+  fi
+  # The guest's results for this disk, then the image itself.
+  grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$work/console.txt" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
+  for what in read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k; do
+    grep -aqxF "PCAMTEST $unit $what ok" "$work/console.txt" ||
+      no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$work/console.txt")"
+  done
+  "$imgcheck" check "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
 done
+grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
 ndisk=$(grep -acE '^da[0-9]+ at pcam0 bus 0 scbus0 target' "$work/console.txt" || true)
 [ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to pcam0, $attached of them expected"
 cdu=$(sed -n 's/^\(cd[0-9]*\) at pcam0 bus 0 scbus0 target 4 lun 0$/\1/p' "$work/console.txt" | head -n 1)
@@ -165,5 +204,5 @@ else
   grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$work/console.txt" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
     no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$work/console.txt" | head -n 1)"
 fi
-[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + pcam.ko on $dev: $attached disks and a CD, $secs s"
+[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + pcam.ko on $dev: $attached disks and a CD, root on pcam, I/O checked, $secs s"
 exit $fail

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * /sbin/init of the FreeBSD guest test (freebsd-vm.io.*): a static FreeBSD
+ * amd64 program of our own with no libc, only raw system calls, so that the
+ * guest needs no FreeBSD userland. The kernel runs it from the FAT root it
+ * mounted through pcam (da0). For every other disk da1..da7 it finds, it
+ *  - asks the size (DIOCGMEDIASIZE) and prints it,
+ *  - reads blocks 0, 1 and the last one, 4 KiB at block 8 and 192 KiB at
+ *    block 100 (more than pcam's 64 KiB maxio: physio splits it) and
+ *    checks them against the host pattern (pattern.h),
+ *  - writes PAT_WRITE_BLOCKS blocks of the guest pattern at PAT_WRITE_LBA
+ *    and reads them back,
+ * prints one PCAMTEST line per result, syncs and powers the VM off. The
+ * host asserts the lines and checks the images after QEMU exits.
+ */
+#include "pattern.h"
+
+/* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
+enum {
+    SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
+    SYS_reboot = 55, SYS_pread = 475, SYS_pwrite = 476
+};
+#define O_RDONLY 0
+#define O_RDWR 2
+#define RB_POWEROFF 0x4000
+#define DIOCGMEDIASIZE 0x40086481ul /* _IOR('d', 129, off_t) */
+
+/* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8; the carry
+ * flag says the result in rax is an errno. Returned here as -errno. */
+static long sc(long n, long a1, long a2, long a3, long a4)
+{
+    register long r10 __asm__("r10") = a4;
+    register long r8 __asm__("r8") = 0;
+    register long r9 __asm__("r9") = 0;
+    unsigned char cf;
+    __asm__ volatile("syscall\n\tsetc %1"
+                     : "+a"(n), "=r"(cf), "+D"(a1), "+S"(a2), "+d"(a3), "+r"(r10), "+r"(r8), "+r"(r9)
+                     :
+                     : "rcx", "r11", "memory", "cc");
+    return cf ? -n : n;
+}
+
+/* The compiler may emit calls to these even in a freestanding program. */
+void *memset(void *d, int c, unsigned long n);
+void *memcpy(void *d, const void *s, unsigned long n);
+void *memset(void *d, int c, unsigned long n)
+{
+    unsigned char *p = d;
+    while (n-- != 0)
+        *p++ = (unsigned char)c;
+    return d;
+}
+void *memcpy(void *d, const void *s, unsigned long n)
+{
+    unsigned char *p = d;
+    const unsigned char *q = s;
+    while (n-- != 0)
+        *p++ = *q++;
+    return d;
+}
+
+static int con = -1;
+
+static unsigned long slen(const char *s)
+{
+    unsigned long n = 0;
+    while (s[n] != '\0')
+        n++;
+    return n;
+}
+
+static void put(const char *s)
+{
+    sc(SYS_write, con, (long)s, (long)slen(s), 0);
+}
+
+static void put_num(unsigned long v)
+{
+    char b[24];
+    int i = (int)sizeof b - 1;
+    b[i] = '\0';
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    put(b + i);
+}
+
+static unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
+static int fails;
+
+/* One result line: "PCAMTEST daN WHAT ok|FAIL ...". */
+static void result(int unit, const char *what, int ok, long detail)
+{
+    put("PCAMTEST da");
+    put_num((unsigned long)unit);
+    put(" ");
+    put(what);
+    put(ok ? " ok" : " FAIL ");
+    if (!ok) {
+        if (detail < 0) {
+            put("errno ");
+            put_num((unsigned long)-detail);
+        } else {
+            put("at byte ");
+            put_num((unsigned long)detail);
+        }
+        fails++;
+    }
+    put("\n");
+}
+
+/* Compare len bytes read at block lba with a pattern; -1 = all match,
+ * else the offset of the first difference. */
+static long check(unsigned long lba, unsigned long len, int guest)
+{
+    for (unsigned long o = 0; o < len; o++) {
+        unsigned long n = lba + o / 512;
+        unsigned j = (unsigned)(o % 512);
+        if (buf[o] != (guest ? pat_guest(n, j) : pat_host(n, j)))
+            return (long)o;
+    }
+    return -1;
+}
+
+static void read_check(int unit, int fd, const char *what, unsigned long lba, unsigned long len, int guest)
+{
+    long r = sc(SYS_pread, fd, (long)buf, (long)len, (long)(lba * 512));
+    long bad = r == (long)len ? check(lba, len, guest) : -1;
+    result(unit, what, r == (long)len && bad < 0, r != (long)len ? (r < 0 ? r : 0) : bad);
+}
+
+static void test_disk(int unit)
+{
+    char path[] = "/dev/daN";
+    long size = 0, fd, r;
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
+    if (fd < 0)
+        return;
+    r = sc(SYS_ioctl, fd, (long)DIOCGMEDIASIZE, (long)&size, 0);
+    put("PCAMTEST da");
+    put_num((unsigned long)unit);
+    put(" size ");
+    put_num(r == 0 ? (unsigned long)size : 0);
+    put("\n");
+    if (r != 0 || size < (long)(PAT_WRITE_LBA + PAT_WRITE_BLOCKS) * 512) {
+        result(unit, "size", 0, r);
+        sc(SYS_close, fd, 0, 0, 0);
+        return;
+    }
+    read_check(unit, fd, "read-block0", 0, 512, 0);
+    read_check(unit, fd, "read-block1", 1, 512, 0);
+    read_check(unit, fd, "read-last", (unsigned long)size / 512 - 1, 512, 0);
+    read_check(unit, fd, "read-4k", 8, 4096, 0);
+    read_check(unit, fd, "read-192k", 100, sizeof buf, 0);
+    for (unsigned long o = 0; o < PAT_WRITE_BLOCKS * 512ul; o++)
+        buf[o] = pat_guest(PAT_WRITE_LBA + o / 512, (unsigned)(o % 512));
+    r = sc(SYS_pwrite, fd, (long)buf, PAT_WRITE_BLOCKS * 512l, PAT_WRITE_LBA * 512l);
+    result(unit, "write-64k", r == PAT_WRITE_BLOCKS * 512l, r < 0 ? r : 0);
+    memset(buf, 0, sizeof buf);
+    read_check(unit, fd, "readback-64k", PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
+void pcam_init_main(void);
+void pcam_init_main(void)
+{
+    con = (int)sc(SYS_open, (long)"/dev/console", O_RDWR, 0, 0);
+    put("PCAMTEST start\n");
+    for (int unit = 1; unit <= 7; unit++)
+        test_disk(unit);
+    put("PCAMTEST done, failures ");
+    put_num((unsigned long)fails);
+    put("\n");
+    sc(SYS_sync, 0, 0, 0, 0);
+    sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
+    sc(SYS_exit, 0, 0, 0, 0);
+    for (;;)
+        ;
+}
+
+/* Entry: align the stack as the ABI wants for a call, run, never return. */
+__asm__(".globl _start\n"
+        "_start:\n"
+        "\tandq $-16, %rsp\n"
+        "\tcall pcam_init_main\n"
+        "\tud2\n");
