@@ -14,16 +14,21 @@
 # libc), which reads and writes every other disk through /dev/daN, prints
 # PCAMTEST lines and powers the VM off. The other disks hold a pattern
 # (guest/pattern.h). The host then asserts on the console: the pcam attach
-# line, every `daN at pcam0 bus 0 scbus0 target T lun L` with `daN: S MB
+# line, every `daN at pcam0 (or sym0) bus 0 scbus0 target T lun L` with `daN: S MB
 # (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
 # refusal or CAM error, and every PCAMTEST result for every data disk; and
 # checks each data image after QEMU has exited (guest/imgcheck.c).
-# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK
+# The init also times the seed's disklate method on da1 (see init.c); the
+# host prints command overhead, rate and random reads per second from it.
+# With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
+# instead of pcam.ko: the same image, I/O checks and timing with sym(4), the
+# peer for the disklate table (osshim/freebsd/README.md).
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym]
 # env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
 # (more loader.conf lines, e.g. boot_verbose="YES")
 set -eu
-src=$1 work=$2 chip=$3 imgcheck=$4
+src=$1 work=$2 chip=$3 imgcheck=$4 driver=${5:-pcam}
 limit=${PCAM_FBSD_BOOT_LIMIT:-900}
 qemu=${QEMU:-qemu-system-x86_64}
 code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
@@ -43,7 +48,13 @@ for f in "$code" "$vars"; do [ -f "$f" ] || { echo "FAIL: $f missing (ovmf)" >&2
 case $chip in
   esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40" ;;
   sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40" ;;
-  *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK" >&2; exit 2 ;;
+  *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
+esac
+# hba: the SIM's name on the console.
+case $driver in
+  pcam) hba=pcam0 ;;
+  sym) hba=sym0; [ "$chip" = sym ] || { echo "boot.sh: sym.ko drives the sym chip only" >&2; exit 2; } ;;
+  *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
 
 rm -rf "$work"
@@ -57,7 +68,7 @@ sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" >"$work/kmod_
 st=$work/stage
 mkdir -p "$st/EFI/BOOT" "$st/boot/kernel" "$st/boot/lua" "$st/boot/defaults"
 cp "$fbsd/loader.efi" "$st/EFI/BOOT/BOOTX64.EFI"
-cp "$fbsd/kernel" "$work/ko/pcam.ko" "$st/boot/kernel/"
+cp "$fbsd/kernel" "$work/ko/pcam.ko" "$fbsd/sym.ko" "$st/boot/kernel/"
 cp "$fbsd"/boot/lua/*.lua "$st/boot/lua/"
 cp "$fbsd/boot/defaults/loader.conf" "$st/boot/defaults/"
 cat >"$st/boot/loader.conf" <<EOF
@@ -66,8 +77,8 @@ beastie_disable="YES"
 console="comconsole"
 boot_serial="YES"
 comconsole_speed="115200"
-pcam_load="YES"
-hint.scbus.0.at="pcam0"
+${driver}_load="YES"
+hint.scbus.0.at="$hba"
 hint.da.0.at="scbus0"
 hint.da.0.target="0"
 hint.da.0.unit="0"
@@ -142,12 +153,14 @@ fail=0
 no() { echo "FAIL: $*" >&2; fail=1; }
 [ $result = poweroff ] || no "the guest did not power off ($result; QEMU said: $(head -c 300 "$work/qemu.out"))"
 grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/console.txt" && no "a module load error on the console"
-grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
-# Nothing from pcam but its attach line (it logs warnings and errors only),
-# and no CAM error, retry or timeout on its bus (GEOM has read every disk).
-grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
-grep -aiE '^\((da|cd|pass|probe)[0-9]+:pcam0:.*(error|retry|retrying|timeout|status)' "$work/console.txt" && no "CAM reported errors on pcam0"
-grep -aqE "^pcam0: .* (port|irq) " "$work/console.txt" || no "pcam0 got no port/irq from the PCI bus"
+if [ $driver = pcam ]; then
+  grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
+  # Nothing from pcam but its attach line (it logs warnings and errors only).
+  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
+fi
+# No CAM error, retry or timeout on the bus (GEOM has read every disk).
+grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:.*(error|retry|retrying|timeout|status)" "$work/console.txt" && no "CAM reported errors on $hba"
+grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/irq from the PCI bus"
 # Each disk: the unit CAM gave it at that target and LUN, then its size.
 # A LUN above 0 on the AM53C974 is the exception QEMU 7.2 forces: CAM's
 # probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which meets
@@ -163,7 +176,7 @@ n=-1
 for d in $disks; do
   n=$((n + 1))
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
-  unit=$(sed -n "s/^\(da[0-9]*\) at pcam0 bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
+  unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
   if [ -z "$unit" ] && [ "$l" -gt 0 ]; then
     seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
     if [ "$(seen 18)" -ge 1 ] && [ "$(seen 0)" -ge 1 ] && [ "$(seen 3)" -ge 1 ] && [ "$(seen 40)" -eq 0 ] &&
@@ -174,7 +187,7 @@ for d in $disks; do
     fi
     continue
   fi
-  if [ -z "$unit" ]; then no "no 'daN at pcam0 bus 0 scbus0 target $t lun $l'"; continue; fi
+  if [ -z "$unit" ]; then no "no 'daN at $hba bus 0 scbus0 target $t lun $l'"; continue; fi
   attached=$((attached + 1))
   line="$unit: ${mb}MB ($((mb * 2048)) 512 byte sectors)"
   if grep -aqxF "$line" "$work/console.txt"; then
@@ -195,14 +208,31 @@ for d in $disks; do
   "$imgcheck" check "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
 done
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
-ndisk=$(grep -acE '^da[0-9]+ at pcam0 bus 0 scbus0 target' "$work/console.txt" || true)
-[ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to pcam0, $attached of them expected"
-cdu=$(sed -n 's/^\(cd[0-9]*\) at pcam0 bus 0 scbus0 target 4 lun 0$/\1/p' "$work/console.txt" | head -n 1)
+ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
+[ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to $hba, $attached of them expected"
+cdu=$(sed -n "s/^\\(cd[0-9]*\\) at $hba bus 0 scbus0 target 4 lun 0\$/\\1/p" "$work/console.txt" | head -n 1)
 if [ -z "$cdu" ]; then
-  no "no 'cdN at pcam0 bus 0 scbus0 target 4 lun 0'"
+  no "no 'cdN at $hba bus 0 scbus0 target 4 lun 0'"
 else
   grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$work/console.txt" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
     no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$work/console.txt" | head -n 1)"
 fi
-[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + pcam.ko on $dev: $attached disks and a CD, root on pcam, I/O checked, $secs s"
+# disklate: per-read times of the 4 KiB and 8 KiB re-reads (each kind's
+# fastest of 3 rounds) give the command overhead 2*t(4K) - t(8K) and the
+# rate 4 KiB / (t(8K) - t(4K)).
+grep -aqxF "PCAMTEST da1 disklate-data ok" "$work/console.txt" || no "no 'PCAMTEST da1 disklate-data ok'"
+fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$work/console.txt" | sort -n | head -n 1; }
+rounds=$(grep -ac '^PCAMTEST disklate ' "$work/console.txt" || true)
+[ "$rounds" -eq 9 ] || no "$rounds disklate rounds on the console, 9 expected"
+ns4=$(fastest reread-4k) ns8=$(fastest reread-8k) nsr=$(fastest random-4k)
+if [ -n "$ns4" ] && [ -n "$ns8" ] && [ -n "$nsr" ] && [ "$ns4" -gt 0 ] && [ "$ns8" -gt 0 ] && [ "$nsr" -gt 0 ]; then
+  awk -v a="$ns4" -v b="$ns8" -v r="$nsr" -v d="$driver" -v c="$dev" 'BEGIN {
+    t4 = a / 2000 / 1000; t8 = b / 2000 / 1000
+    printf "DISKLATE %s on %s: t(4K) %.1f us, t(8K) %.1f us, overhead %.1f us, rate %s, random 4K %.0f/s\n",
+      d, c, t4, t8, 2 * t4 - t8, (t8 > t4 ? sprintf("%.2f MB/s", 4.096 / (t8 - t4)) : "n/a (t8 <= t4)"), 2000 / (r / 1e9) }' |
+    tee "$work/disklate.txt"
+else
+  no "no disklate times on the console"
+fi
+[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $attached disks and a CD, root through $driver, I/O checked, $secs s"
 exit $fail

@@ -10,16 +10,23 @@
  *    checks them against the host pattern (pattern.h),
  *  - writes PAT_WRITE_BLOCKS blocks of the guest pattern at PAT_WRITE_LBA
  *    and reads them back,
- * prints one PCAMTEST line per result, syncs and powers the VM off. The
- * host asserts the lines and checks the images after QEMU exits.
+ * prints one PCAMTEST line per result. Then, on da1, the seed's 1999
+ * disklate method: 2,000 re-reads of 4 KiB and of 8 KiB at offset 0, and
+ * 2,000 random 4 KiB reads at depth 1, timed with CLOCK_MONOTONIC, in 3
+ * interleaved rounds (the host takes each kind's fastest round, the one
+ * least disturbed by the other work on a shared TCG host, and derives
+ * command overhead and rate from it). It syncs
+ * and powers the VM off. The host asserts the lines and checks the images
+ * after QEMU exits.
  */
 #include "pattern.h"
 
 /* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
 enum {
     SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
-    SYS_reboot = 55, SYS_pread = 475, SYS_pwrite = 476
+    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_pread = 475, SYS_pwrite = 476
 };
+#define CLOCK_MONOTONIC 4
 #define O_RDONLY 0
 #define O_RDWR 2
 #define RB_POWEROFF 0x4000
@@ -163,6 +170,58 @@ static void test_disk(int unit)
     sc(SYS_close, fd, 0, 0, 0);
 }
 
+static unsigned long now_ns(void)
+{
+    long ts[2] = {0, 0}; /* struct timespec: tv_sec, tv_nsec */
+    sc(SYS_clock_gettime, CLOCK_MONOTONIC, (long)ts, 0, 0);
+    return (unsigned long)ts[0] * 1000000000ul + (unsigned long)ts[1];
+}
+
+/* count reads of len bytes at offset 0 (or, random != 0, at 4 KiB-aligned
+ * offsets from an LCG over the first 16 MiB); returns ns for all of them,
+ * 0 if any read failed. */
+static unsigned long timed_reads(long fd, unsigned long count, unsigned long len, int random)
+{
+    unsigned long x = 12345, t0 = now_ns();
+    for (unsigned long i = 0; i < count; i++) {
+        long off = 0;
+        if (random) {
+            x = x * 6364136223846793005ul + 1442695040888963407ul;
+            off = (long)((x >> 33) % 4096ul) * 4096l;
+        }
+        if (sc(SYS_pread, fd, (long)buf, (long)len, off) != (long)len)
+            return 0;
+    }
+    return now_ns() - t0;
+}
+
+/* "PCAMTEST disklate <what> <count> <ns>" lines for the host, one per
+ * kind and round. */
+static void disklate(void)
+{
+    static const struct { const char *what; unsigned long len; int random; } runs[] = {
+        {"reread-4k", 4096, 0}, {"reread-8k", 8192, 0}, {"random-4k", 4096, 1}};
+    long fd = sc(SYS_open, (long)"/dev/da1", O_RDONLY, 0, 0);
+    if (fd < 0) {
+        result(1, "disklate-open", 0, fd);
+        return;
+    }
+    for (unsigned k = 0; k < 3 * sizeof runs / sizeof runs[0]; k++) {
+        unsigned i = k % (unsigned)(sizeof runs / sizeof runs[0]);
+        unsigned long ns = timed_reads(fd, 2000, runs[i].len, runs[i].random);
+        put("PCAMTEST disklate ");
+        put(runs[i].what);
+        put(" 2000 ");
+        put_num(ns);
+        put("\n");
+        if (ns == 0)
+            fails++;
+    }
+    /* The re-read data is still the disk's block 0. */
+    read_check(1, fd, "disklate-data", 0, 8192, 0);
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
 void pcam_init_main(void);
 void pcam_init_main(void)
 {
@@ -170,6 +229,7 @@ void pcam_init_main(void)
     put("PCAMTEST start\n");
     for (int unit = 1; unit <= 7; unit++)
         test_disk(unit);
+    disklate();
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");
