@@ -4,9 +4,10 @@
 # pcam.ko preloaded, booted under QEMU TCG: OVMF -> loader.efi from a FAT
 # image -> the kernel, with one SCSI controller and its disks:
 #   esp: -device am53c974 (hal/esp): disks at target 0 LUN 0, target 0
-#        LUN 1 (a LUN above 0), target 2 LUN 0; a CD at target 4
-#   sym: -device lsi53c895a (hal/sym): disks at targets 0, 1 and 2 (QEMU's
-#        model answers no LUN above 0); a CD at target 4
+#        LUN 1 (a LUN above 0), target 2 LUN 0, target 3 (3 TiB, sparse);
+#        a CD at target 4
+#   sym: -device lsi53c895a (hal/sym): disks at targets 0, 1, 2 and 3 (3
+#        TiB; QEMU's model answers no LUN above 0); a CD at target 4
 # Every disk has its own size, so the console shows which one CAM found
 # where. Target 0 LUN 0 is a FAT root file system that the kernel mounts
 # through pcam (vfs.root.mountfrom=msdosfs:/dev/da0, da0 wired to it by
@@ -46,8 +47,8 @@ for f in "$code" "$vars"; do [ -f "$f" ] || { echo "FAIL: $f missing (ovmf)" >&2
 # target:lun:MiB of each disk (the first is the FAT root, the others
 # pattern disks), and the controller.
 case $chip in
-  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40" ;;
-  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40" ;;
+  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40 3:0:3145728" ;;
+  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40 3:0:3145728" ;;
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
 # hba: the SIM's name on the console.
@@ -107,6 +108,8 @@ for d in $disks; do
     mkfs.fat -C -n PCAMROOT "$work/disk0.img" $((mb * 1024)) >/dev/null
     mmd -i "$work/disk0.img" ::sbin ::dev
     mcopy -i "$work/disk0.img" "$work/init" ::sbin/init
+  elif [ "$mb" -gt 2097152 ]; then
+    "$imgcheck" big "$work/disk$n.img" $((mb * 2048))
   else
     "$imgcheck" make "$work/disk$n.img" $((mb * 2048))
   fi
@@ -201,11 +204,21 @@ for d in $disks; do
   fi
   # The guest's results for this disk, then the image itself.
   grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$work/console.txt" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
-  for what in read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k; do
+  # Over 2 TiB: the reads and writes above block 2^32 only.
+  if [ "$mb" -gt 2097152 ]; then whats="read-2t write-2t readback-2t" mode=checkbig
+  else whats="read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k" mode=check; fi
+  for what in $whats; do
     grep -aqxF "PCAMTEST $unit $what ok" "$work/console.txt" ||
       no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$work/console.txt")"
   done
-  "$imgcheck" check "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
+  "$imgcheck" $mode "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
+  # ... and they went as READ(16)/WRITE(16) (0x88/0x8a) on the wire.
+  if [ $mode = checkbig ]; then
+    for op in 136 138; do
+      grep -q "^scsi_req_parsed target $t lun $l tag [0-9]* command $op " "$work/trace.log" ||
+        no "no command $op (READ/WRITE(16)) at target $t lun $l in QEMU's trace"
+    done
+  fi
 done
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
 ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
@@ -220,7 +233,7 @@ fi
 # disklate: per-read times of the 4 KiB and 8 KiB re-reads (each kind's
 # fastest of 3 rounds) give the command overhead 2*t(4K) - t(8K) and the
 # rate 4 KiB / (t(8K) - t(4K)).
-grep -aqxF "PCAMTEST da1 disklate-data ok" "$work/console.txt" || no "no 'PCAMTEST da1 disklate-data ok'"
+grep -aqx "PCAMTEST da[1-9] disklate-data ok" "$work/console.txt" || no "no 'PCAMTEST daN disklate-data ok'"
 fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$work/console.txt" | sort -n | head -n 1; }
 rounds=$(grep -ac '^PCAMTEST disklate ' "$work/console.txt" || true)
 [ "$rounds" -eq 9 ] || no "$rounds disklate rounds on the console, 9 expected"

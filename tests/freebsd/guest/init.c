@@ -9,8 +9,12 @@
  *    block 100 (more than pcam's 64 KiB maxio: physio splits it) and
  *    checks them against the host pattern (pattern.h),
  *  - writes PAT_WRITE_BLOCKS blocks of the guest pattern at PAT_WRITE_LBA
- *    and reads them back,
- * prints one PCAMTEST line per result. Then, on da1, the seed's 1999
+ *    and reads them back;
+ * on a disk over 2 TiB (sparse) only around block 2^32 instead: 32 KiB of
+ * the host pattern from PAT_BIG_BASE, the guest's write and read-back at
+ * PAT_BIG_BASE + PAT_WRITE_LBA (CAM must use READ/WRITE(16) there);
+ * prints one PCAMTEST line per result. Then, on the first data disk not
+ * over 2 TiB, the seed's 1999
  * disklate method: 2,000 re-reads of 4 KiB and of 8 KiB at offset 0, and
  * 2,000 random 4 KiB reads at depth 1, timed with CLOCK_MONOTONIC, in 3
  * interleaved rounds (the host takes each kind's fastest round, the one
@@ -95,6 +99,7 @@ static void put_num(unsigned long v)
 
 static unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
 static int fails;
+static int small_unit; /* the first data disk not over 2 TiB: disklate's */
 
 /* One result line: "PCAMTEST daN WHAT ok|FAIL ...". */
 static void result(int unit, const char *what, int ok, long detail)
@@ -156,6 +161,19 @@ static void test_disk(int unit)
         sc(SYS_close, fd, 0, 0, 0);
         return;
     }
+    if ((unsigned long)size > PAT_BIG_BASE * 512ul) {
+        read_check(unit, fd, "read-2t", PAT_BIG_BASE, PAT_BIG_BLOCKS * 512ul, 0);
+        for (unsigned long o = 0; o < PAT_WRITE_BLOCKS * 512ul; o++)
+            buf[o] = pat_guest(PAT_BIG_BASE + PAT_WRITE_LBA + o / 512, (unsigned)(o % 512));
+        r = sc(SYS_pwrite, fd, (long)buf, PAT_WRITE_BLOCKS * 512l, (long)((PAT_BIG_BASE + PAT_WRITE_LBA) * 512ul));
+        result(unit, "write-2t", r == PAT_WRITE_BLOCKS * 512l, r < 0 ? r : 0);
+        memset(buf, 0, sizeof buf);
+        read_check(unit, fd, "readback-2t", PAT_BIG_BASE + PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
+        sc(SYS_close, fd, 0, 0, 0);
+        return;
+    }
+    if (small_unit == 0)
+        small_unit = unit;
     read_check(unit, fd, "read-block0", 0, 512, 0);
     read_check(unit, fd, "read-block1", 1, 512, 0);
     read_check(unit, fd, "read-last", (unsigned long)size / 512 - 1, 512, 0);
@@ -201,9 +219,12 @@ static void disklate(void)
 {
     static const struct { const char *what; unsigned long len; int random; } runs[] = {
         {"reread-4k", 4096, 0}, {"reread-8k", 8192, 0}, {"random-4k", 4096, 1}};
-    long fd = sc(SYS_open, (long)"/dev/da1", O_RDONLY, 0, 0);
-    if (fd < 0) {
-        result(1, "disklate-open", 0, fd);
+    char path[] = "/dev/daN";
+    long fd;
+    path[7] = (char)('0' + small_unit);
+    fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+    if (small_unit == 0 || fd < 0) {
+        result(small_unit, "disklate-open", 0, fd);
         return;
     }
     for (unsigned k = 0; k < 3 * sizeof runs / sizeof runs[0]; k++) {
@@ -218,7 +239,7 @@ static void disklate(void)
             fails++;
     }
     /* The re-read data is still the disk's block 0. */
-    read_check(1, fd, "disklate-data", 0, 8192, 0);
+    read_check(small_unit, fd, "disklate-data", 0, 8192, 0);
     sc(SYS_close, fd, 0, 0, 0);
 }
 

@@ -15,6 +15,12 @@
 #define PAT_WRITE_LBA 2048u
 #define PAT_WRITE_BLOCKS 128u
 
+/* A disk over 2 TiB (sparse image): the host pattern only in the
+ * PAT_BIG_BLOCKS blocks from PAT_BIG_BASE (block 2^32, where READ(10)'s
+ * 32-bit LBA ends), the guest's write at PAT_BIG_BASE + PAT_WRITE_LBA. */
+#define PAT_BIG_BASE 0x100000000ull
+#define PAT_BIG_BLOCKS 64u
+
 static inline unsigned char pat_host(unsigned long n, unsigned j)
 {
     return j < 4 ? (unsigned char)(n >> (24 - 8 * j)) : (unsigned char)(n * 13u + j);
