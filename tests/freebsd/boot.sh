@@ -19,6 +19,11 @@
 # (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
 # refusal or CAM error, and every PCAMTEST result for every data disk; and
 # checks each data image after QEMU has exited (guest/imgcheck.c).
+# Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
+# ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
+# (whose model loses the status of a failed read that disconnected,
+# ../shared/QEMU.md): the guest must get EIO for exactly that operation and
+# the console must show CAM's decoded sense for it.
 # The init also times the seed's disklate method on da1 (see init.c); the
 # host prints command overhead, rate and random reads per second from it.
 # With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
@@ -47,8 +52,10 @@ for f in "$code" "$vars"; do [ -f "$f" ] || { echo "FAIL: $f missing (ovmf)" >&2
 # target:lun:MiB of each disk (the first is the FAT root, the others
 # pattern disks), and the controller.
 case $chip in
-  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40 3:0:3145728" ;;
-  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40 3:0:3145728" ;;
+  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40 3:0:3145728"
+       fault_ev=read fault_op=fault-read ;;
+  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40 3:0:3145728"
+       fault_ev=write fault_op=fault-write ;;
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
 # hba: the SIM's name on the console.
@@ -113,7 +120,17 @@ for d in $disks; do
   else
     "$imgcheck" make "$work/disk$n.img" $((mb * 2048))
   fi
-  scsi="$scsi -drive if=none,id=d$n,format=raw,file=$work/disk$n.img -device scsi-hd,drive=d$n,bus=scsi0.0,scsi-id=$t,lun=$l"
+  if [ "$t" -eq 2 ]; then
+    # The fault: ENODATA on one block, every time (CAM retries, then EIO).
+    # (iotype: without it the rule, once its event fired, fails every kind
+    # of I/O on the block)
+    printf '[inject-error]\nevent = "%s_aio"\niotype = "%s"\nerrno = "61"\nsector = "20000"\n' \
+      "$fault_ev" "$fault_ev" >"$work/blkdebug.conf"
+    scsi="$scsi -drive if=none,id=d$n,driver=raw,file.driver=blkdebug,file.config=$work/blkdebug.conf,file.image.filename=$work/disk$n.img"
+  else
+    scsi="$scsi -drive if=none,id=d$n,format=raw,file=$work/disk$n.img"
+  fi
+  scsi="$scsi -device scsi-hd,drive=d$n,bus=scsi0.0,scsi-id=$t,lun=$l"
   n=$((n + 1))
 done
 truncate -s 2M "$work/cd.iso"
@@ -161,8 +178,12 @@ if [ $driver = pcam ]; then
   # Nothing from pcam but its attach line (it logs warnings and errors only).
   grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
 fi
-# No CAM error, retry or timeout on the bus (GEOM has read every disk).
-grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:.*(error|retry|retrying|timeout|status)" "$work/console.txt" && no "CAM reported errors on $hba"
+# No CAM error, retry or timeout on the bus but the injected one on target
+# 2 (GEOM has read every disk), and for that one CAM's decoded sense.
+grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[013-9]:[0-9]+\): .*(error|retry|retrying|timeout|status)" "$work/console.txt" &&
+  no "CAM reported errors on $hba"
+grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$work/console.txt" ||
+  no "no MEDIUM ERROR asc:11,0 sense for target 2 on the console"
 grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/irq from the PCI bus"
 # Each disk: the unit CAM gave it at that target and LUN, then its size.
 # A LUN above 0 on the AM53C974 is the exception QEMU 7.2 forces: CAM's
@@ -212,6 +233,15 @@ for d in $disks; do
       no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$work/console.txt")"
   done
   "$imgcheck" $mode "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
+  # The fault block: EIO (5) for the faulted operation on target 2 only.
+  if [ $mode = check ]; then
+    for op in fault-read fault-write; do
+      want=4096
+      [ "$t" -eq 2 ] && [ $op = "$fault_op" ] && want=-5
+      grep -aqxF "PCAMTEST $unit $op $want" "$work/console.txt" ||
+        no "expected 'PCAMTEST $unit $op $want', got: $(grep -a "^PCAMTEST $unit $op " "$work/console.txt")"
+    done
+  fi
   # ... and they went as READ(16)/WRITE(16) (0x88/0x8a) on the wire.
   if [ $mode = checkbig ]; then
     for op in 136 138; do

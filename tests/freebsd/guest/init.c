@@ -9,7 +9,10 @@
  *    block 100 (more than pcam's 64 KiB maxio: physio splits it) and
  *    checks them against the host pattern (pattern.h),
  *  - writes PAT_WRITE_BLOCKS blocks of the guest pattern at PAT_WRITE_LBA
- *    and reads them back;
+ *    and reads them back,
+ *  - reads 4 KiB at block PAT_FAULT_LBA and writes it back unchanged,
+ *    printing each return value (the host injects a MEDIUM ERROR there on
+ *    one disk and expects EIO for that one operation only);
  * on a disk over 2 TiB (sparse) only around block 2^32 instead: 32 KiB of
  * the host pattern from PAT_BIG_BASE, the guest's write and read-back at
  * PAT_BIG_BASE + PAT_WRITE_LBA (CAM must use READ/WRITE(16) there);
@@ -185,6 +188,18 @@ static void test_disk(int unit)
     result(unit, "write-64k", r == PAT_WRITE_BLOCKS * 512l, r < 0 ? r : 0);
     memset(buf, 0, sizeof buf);
     read_check(unit, fd, "readback-64k", PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
+    for (int w = 0; w < 2; w++) {
+        for (unsigned o = 0; o < 4096; o++)
+            buf[o] = pat_host(PAT_FAULT_LBA + o / 512, o % 512);
+        r = sc(w ? SYS_pwrite : SYS_pread, fd, (long)buf, 4096, PAT_FAULT_LBA * 512l);
+        put("PCAMTEST da");
+        put_num((unsigned long)unit);
+        put(w ? " fault-write " : " fault-read ");
+        if (r < 0)
+            put("-");
+        put_num((unsigned long)(r < 0 ? -r : r));
+        put("\n");
+    }
     sc(SYS_close, fd, 0, 0, 0);
 }
 

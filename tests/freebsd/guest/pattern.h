@@ -15,6 +15,10 @@
 #define PAT_WRITE_LBA 2048u
 #define PAT_WRITE_BLOCKS 128u
 
+/* The block the host makes fail on one disk (blkdebug, MEDIUM ERROR): the
+ * guest reads it and writes it back with its host pattern content. */
+#define PAT_FAULT_LBA 20000u
+
 /* A disk over 2 TiB (sparse image): the host pattern only in the
  * PAT_BIG_BLOCKS blocks from PAT_BIG_BASE (block 2^32, where READ(10)'s
  * 32-bit LBA ends), the guest's write at PAT_BIG_BASE + PAT_WRITE_LBA. */
