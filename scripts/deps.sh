@@ -15,9 +15,10 @@
 #   win32   mingw cross compilers and Wine: wine64 runs the x86_64 DLL
 #           everywhere, wine32 (the i386 arch) the i686 one where the
 #           kernel runs i386 programs
-#   freebsd clang/lld 19 to build pcam.ko against ../shared/freebsd (clang
-#           14 reaches __stack_chk_guard through the GOT, which FreeBSD
-#           13.2's kernel linker refuses: osshim/freebsd/kmod_build.sh)
+#   freebsd clang/lld 19 to build pcam.ko and the guest's init against
+#           ../shared/freebsd (clang 14 reaches __stack_chk_guard through
+#           the GOT, which FreeBSD 13.2's kernel linker refuses:
+#           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
 set -eu
 what=${1:-test}
