@@ -15,6 +15,10 @@
 #   win32   mingw cross compilers and Wine: wine64 runs the x86_64 DLL
 #           everywhere, wine32 (the i386 arch) the i686 one where the
 #           kernel runs i386 programs
+#   freebsd clang/lld 19 to build pcam.ko and the guest's init against
+#           ../shared/freebsd (clang 14 reaches __stack_chk_guard through
+#           the GOT, which FreeBSD 13.2's kernel linker refuses:
+#           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
 set -eu
 what=${1:-test}
@@ -24,12 +28,13 @@ qemu="qemu-system-x86 qemu-user"
 uefi="ovmf gnu-efi mtools dosfstools"
 linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
+freebsd="clang-19 lld-19 llvm-19"
 tools="afl++ llvm gnuplot"
 case "$what" in
-  test) pkgs="$base $check $qemu $uefi $linux $win32 $tools" ;;
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools" ;;
   demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
-  check|qemu|uefi|linux|win32|tools) eval "pkgs=\"\$base \$$what\"" ;;
-  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|tools]" >&2; exit 2 ;;
+  check|qemu|uefi|linux|win32|freebsd|tools) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pcam.ko: the FreeBSD kernel glue of the CAM SIM. A newbus PCI driver for
- * the AMD Am53C974 (1022:2020) that runs core/ and hal/esp under the SIM
- * mutex and hands every CAM CCB to the portable translator (fbsd_xlate.c).
+ * the AMD Am53C974 (1022:2020, hal/esp) and the 53C8xx SCRIPTS chips with
+ * LOAD/STORE (1000:xxxx in hal/sym's chip table, e.g. the LSI53C895A) that
+ * runs core/ and the back-end under the SIM mutex and hands every CAM CCB
+ * to the portable translator (fbsd_xlate.c).
  *
  * This file only moves data between FreeBSD and the translator: the real
  * union ccb <-> our pcam_fbsd_ccb view, bus_space for the chip's registers,
- * one bus_dma bounce buffer for its DMA engine, a callout for the core's
- * deadlines, the interrupt handler. It must never translate statuses or
- * make a recovery decision of its own (those are fbsd_xlate.c's and the
- * core's). It is built on FreeBSD with bsd.kmod.mk (Makefile here) and is
- * NOT compiled or run by this project's CI: see README.md.
+ * one bus_dma area for DMA, a callout for the core's deadlines, the
+ * interrupt handler. It must never translate statuses or make a recovery
+ * decision of its own (those are fbsd_xlate.c's and the core's). Built on
+ * FreeBSD with bsd.kmod.mk (Makefile here), and in CI against FreeBSD
+ * 13.2's headers by kmod_build.sh (tests/freebsd: freebsd.kmod builds it,
+ * freebsd-vm boots it).
  */
 #include <sys/param.h>
 #include <sys/systm.h>
@@ -37,10 +40,12 @@
 
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
+#include "pcam/pcam_sym.h"
 #include "pcam_fbsd.h"
 
 #define PCAM_FBSD_REQS 64        /* requests in flight; also the SIM queue's openings */
-#define PCAM_FBSD_BOUNCE 65536   /* the one DMA window; path inquiry's maxio */
+#define PCAM_FBSD_SYM_REQS 32    /* the same on a 53C8xx, where each has a DMA window */
+#define PCAM_FBSD_BOUNCE 65536   /* one DMA window; path inquiry's maxio */
 #define PCAM_FBSD_LUNS 8
 
 struct pcam_fbsd_softc {
@@ -49,11 +54,19 @@ struct pcam_fbsd_softc {
     struct resource *io_res, *irq_res;
     int io_rid, irq_rid;
     void *ih;
+    /* One DMA area below 4 GiB, physically contiguous: the data windows
+     * (one on the Am53C974, whose hal/esp maps one run at a time; one per
+     * request on a 53C8xx, which runs several commands at once), then the
+     * requests (the core's sense buffers live in them), then hal/sym's
+     * script area. */
     bus_dma_tag_t dtag;
     bus_dmamap_t dmap;
-    void *bounce;
-    bus_addr_t bounce_bus;
+    uint8_t *area;
+    bus_addr_t area_bus;
+    size_t area_len;
+    uint8_t *bounce;             /* the Am53C974's window */
     bool bounce_busy;
+    const struct pcam_fbsd_chip *chip;
     struct callout timer;
     struct cam_sim *sim;
     struct cam_path *path;
@@ -61,32 +74,37 @@ struct pcam_fbsd_softc {
     bool bus_up;                 /* pcam_bus_init() succeeded */
     bool simq_frozen;            /* we froze the SIM queue when out of requests */
     pcam_platform plat;
-    pcam_esp esp;
+    union {
+        pcam_esp esp;
+        pcam_sym sym;
+    } be;
     pcam_hal hal;
     pcam_bus bus;
     pcam_lun *luns;
     pcam_fbsd_sim xs;
-    struct pcam_fbsd_kreq *reqs;  /* PCAM_FBSD_REQS of them */
+    struct pcam_fbsd_kreq *reqs;  /* nreqs of them, in the DMA area */
+    int nreqs;
     struct pcam_fbsd_kreq *free_reqs[PCAM_FBSD_REQS];
     int nfree;
 };
 
-/* One request: the translator's, and the S/G list in our layout. */
+/* One request: the translator's, the S/G list in our layout, and on a
+ * 53C8xx the data window the I/O runs through. */
 struct pcam_fbsd_kreq {
     pcam_fbsd_req r;              /* first: the translator hands this back */
     pcam_fbsd_seg segs[PCAM_FBSD_MAX_SEGS];
+    uint8_t *win;                 /* NULL on the Am53C974 */
+    bool bounced;                 /* data_ptr was replaced by win */
 };
 
-/* Chips this driver attaches to. A 53C8xx entry joins once hal/sym exists. */
+/* The two kinds of chip this driver attaches to (hal/esp, hal/sym). */
 struct pcam_fbsd_chip {
-    uint16_t vendor, device;
-    const char *desc;
+    const char *hba_vid;
+    int nreqs;                    /* requests, each with a window if per_req_win */
+    bool per_req_win;
     int (*attach_hal)(struct pcam_fbsd_softc *sc);
-};
-static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc);
-static const struct pcam_fbsd_chip pcam_fbsd_chips[] = {
-    {0x1022, 0x2020, "AMD Am53C974 SCSI (pcam)", pcam_fbsd_attach_esp},
-    /* {0x1000, 0x000F, "Symbios 53C875 SCSI (pcam)", pcam_fbsd_attach_sym}, */
+    int (*dma_map)(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus);
+    void (*dma_unmap)(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus);
 };
 
 /* ---- platform services for core/ and hal/esp (called with the mutex held) ---- */
@@ -112,7 +130,7 @@ static void plat_w16(void *ctx, uintptr_t a, uint16_t v) { bus_write_2(((struct 
 static void plat_w32(void *ctx, uintptr_t a, uint32_t v) { bus_write_4(((struct pcam_fbsd_softc *)ctx)->io_res, a, v); }
 
 /* hal/esp maps one run at a time; it goes through the bounce window. */
-static int plat_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus)
+static int plat_esp_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus)
 {
     struct pcam_fbsd_softc *sc = ctx;
     if (sc->bounce_busy || len > PCAM_FBSD_BOUNCE)
@@ -126,11 +144,11 @@ static int plat_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint6
         memset(sc->bounce, 0, len);
         bus_dmamap_sync(sc->dtag, sc->dmap, BUS_DMASYNC_PREREAD);
     }
-    *bus = sc->bounce_bus;
+    *bus = sc->area_bus + (bus_addr_t)(sc->bounce - sc->area);
     return 0;
 }
 
-static void plat_dma_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus)
+static void plat_esp_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus)
 {
     struct pcam_fbsd_softc *sc = ctx;
     (void)bus;
@@ -141,6 +159,26 @@ static void plat_dma_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, ui
         bus_dmamap_sync(sc->dtag, sc->dmap, BUS_DMASYNC_POSTWRITE);
     }
     sc->bounce_busy = false;
+}
+
+/* hal/sym maps the requests' windows and their sense buffers, which all lie
+ * in the DMA area (bounce_in() below puts the data there): a lookup only. */
+static int plat_sym_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus)
+{
+    struct pcam_fbsd_softc *sc = ctx;
+    uintptr_t p = (uintptr_t)va, a = (uintptr_t)sc->area;
+    if (p < a || len > sc->area_len || p - a > sc->area_len - len)
+        return -1;
+    bus_dmamap_sync(sc->dtag, sc->dmap, dir == PCAM_DMA_TO_DEVICE ? BUS_DMASYNC_PREWRITE : BUS_DMASYNC_PREREAD);
+    *bus = sc->area_bus + (p - a);
+    return 0;
+}
+
+static void plat_sym_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus)
+{
+    struct pcam_fbsd_softc *sc = ctx;
+    (void)va, (void)len, (void)bus;
+    bus_dmamap_sync(sc->dtag, sc->dmap, dir == PCAM_DMA_TO_DEVICE ? BUS_DMASYNC_POSTWRITE : BUS_DMASYNC_POSTREAD);
 }
 
 static void plat_delay(void *ctx, uint32_t us)
@@ -242,7 +280,7 @@ static void copy_in(struct pcam_fbsd_softc *sc, struct pcam_fbsd_kreq *k, union 
         uintptr_t p = v != NULL ? (uintptr_t)v->ccb_h.spriv_ptr0 : 0, base = (uintptr_t)sc->reqs;
         /* Only a CCB this SIM still holds is ours to name: check the pointer
          * is one of our requests before reading through it. */
-        if (p >= base && p < base + PCAM_FBSD_REQS * sizeof(*sc->reqs) && (p - base) % sizeof(*sc->reqs) == 0 &&
+        if (p >= base && p < base + (size_t)sc->nreqs * sizeof(*sc->reqs) && (p - base) % sizeof(*sc->reqs) == 0 &&
             ((struct pcam_fbsd_kreq *)p)->r.os == v && (v->ccb_h.status & CAM_SIM_QUEUED) != 0)
             c->u.abort_req = &((struct pcam_fbsd_kreq *)p)->r;
         break;
@@ -250,6 +288,63 @@ static void copy_in(struct pcam_fbsd_softc *sc, struct pcam_fbsd_kreq *k, union 
     default:
         break;
     }
+}
+
+/* The data of a SCSI I/O between the caller's buffer (virtual address or a
+ * list of them) and the request's window, which hal/sym can map: out-data
+ * before the command, in-data after it. */
+static void bounce_copy(struct pcam_fbsd_kreq *k, union ccb *ccb, uint32_t len, bool to_win)
+{
+    struct ccb_scsiio *cs = &ccb->csio;
+    if ((ccb->ccb_h.flags & CAM_DATA_MASK) == CAM_DATA_VADDR) {
+        if (to_win)
+            memcpy(k->win, cs->data_ptr, len);
+        else
+            memcpy(cs->data_ptr, k->win, len);
+        return;
+    }
+    for (uint32_t i = 0, off = 0; i < cs->sglist_cnt && off < len; i++) {
+        uint32_t n = k->segs[i].ds_len < len - off ? (uint32_t)k->segs[i].ds_len : len - off;
+        if (to_win)
+            memcpy(k->win + off, (void *)k->segs[i].ds_addr, n);
+        else
+            memcpy((void *)k->segs[i].ds_addr, k->win + off, n);
+        off += n;
+    }
+}
+
+/* Only a request the translator would take is bounced: anything it refuses
+ * (no data, too long, too many segments, physical or bio data, a short
+ * list) reaches it unchanged so that it gives the CAM status it promises. */
+static void bounce_in(struct pcam_fbsd_kreq *k, union ccb *ccb)
+{
+    struct ccb_scsiio *cs = &ccb->csio;
+    pcam_fbsd_ccb *c = &k->r.cc;
+    uint32_t dir = ccb->ccb_h.flags & CAM_DIR_MASK, kind = ccb->ccb_h.flags & CAM_DATA_MASK;
+    k->bounced = false;
+    if (k->win == NULL || ccb->ccb_h.func_code != XPT_SCSI_IO || (dir != CAM_DIR_IN && dir != CAM_DIR_OUT) ||
+        cs->dxfer_len == 0 || cs->dxfer_len > PCAM_FBSD_BOUNCE || cs->data_ptr == NULL)
+        return;
+    if (kind == CAM_DATA_SG) {
+        uint64_t total = 0;
+        if (cs->sglist_cnt == 0 || cs->sglist_cnt > PCAM_FBSD_MAX_SEGS)
+            return;
+        for (uint16_t i = 0; i < cs->sglist_cnt; i++) {
+            if (k->segs[i].ds_addr == 0)
+                return;
+            total += k->segs[i].ds_len;
+        }
+        if (total < cs->dxfer_len)
+            return;
+    } else if (kind != CAM_DATA_VADDR) {
+        return;
+    }
+    if (dir == CAM_DIR_OUT)
+        bounce_copy(k, ccb, cs->dxfer_len, true);
+    c->ccb_h.flags = (c->ccb_h.flags & ~(uint32_t)CAM_DATA_MASK) | CAM_DATA_VADDR;
+    c->u.csio.data_ptr = k->win;
+    c->u.csio.sglist_cnt = 0;
+    k->bounced = true;
 }
 
 static void cts_out(const pcam_fbsd_cts *t, struct ccb_trans_settings *ts)
@@ -332,7 +427,13 @@ static void op_done(void *ctx, pcam_fbsd_req *r)
 {
     struct pcam_fbsd_softc *sc = ctx;
     union ccb *ccb = r->os;
+    struct pcam_fbsd_kreq *k = (struct pcam_fbsd_kreq *)r;
     copy_out(r, ccb);
+    if (k->bounced && (ccb->ccb_h.flags & CAM_DIR_MASK) == CAM_DIR_IN) {
+        uint32_t len = ccb->csio.dxfer_len, resid = (uint32_t)ccb->csio.resid;
+        bounce_copy(k, ccb, resid < len ? len - resid : 0, false);
+    }
+    k->bounced = false;
     ccb->ccb_h.status = r->cc.ccb_h.status & ~CAM_SIM_QUEUED;
     ccb->ccb_h.spriv_ptr0 = NULL;
     r->os = NULL;
@@ -405,6 +506,7 @@ static void pcam_fbsd_sim_action(struct cam_sim *sim, union ccb *ccb)
     }
     k = sc->free_reqs[--sc->nfree];
     copy_in(sc, k, ccb);
+    bounce_in(k, ccb);
     k->r.os = ccb;
     ccb->ccb_h.spriv_ptr0 = &k->r;
     ccb->ccb_h.status |= CAM_SIM_QUEUED;
@@ -423,22 +525,40 @@ static void pcam_fbsd_sim_poll(struct cam_sim *sim)
 
 /* ---- newbus ---- */
 
-static const struct pcam_fbsd_chip *pcam_fbsd_match(device_t dev)
+static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc);
+static int pcam_fbsd_attach_sym(struct pcam_fbsd_softc *sc);
+static const struct pcam_fbsd_chip pcam_fbsd_esp_chip = {
+    "AMD", PCAM_FBSD_REQS, false, pcam_fbsd_attach_esp, plat_esp_map, plat_esp_unmap};
+static const struct pcam_fbsd_chip pcam_fbsd_sym_chip = {
+    "LSI", PCAM_FBSD_SYM_REQS, true, pcam_fbsd_attach_sym, plat_sym_map, plat_sym_unmap};
+
+/* The Am53C974, or a 53C8xx from hal/sym's table whose script it can run. */
+static const struct pcam_fbsd_chip *pcam_fbsd_match(device_t dev, const char **name)
 {
-    for (size_t i = 0; i < nitems(pcam_fbsd_chips); i++)
-        if (pci_get_vendor(dev) == pcam_fbsd_chips[i].vendor &&
-            pci_get_device(dev) == pcam_fbsd_chips[i].device)
-            return &pcam_fbsd_chips[i];
-    return NULL;
+    const pcam_sym_chip_info *ci;
+    if (pci_get_vendor(dev) == 0x1022 && pci_get_device(dev) == 0x2020) {
+        *name = "AMD Am53C974";
+        return &pcam_fbsd_esp_chip;
+    }
+    if (pci_get_vendor(dev) != 0x1000)
+        return NULL;
+    ci = pcam_sym_chip_lookup(pci_get_device(dev), pci_get_revid(dev));
+    if (ci == NULL || (ci->flags & PCAM_SYM_F_LDSTR) == 0)
+        return NULL;
+    *name = ci->name;
+    return &pcam_fbsd_sym_chip;
 }
 
 static int pcam_fbsd_probe(device_t dev)
 {
-    const struct pcam_fbsd_chip *c = pcam_fbsd_match(dev);
+    char desc[64];
+    const char *name;
+    const struct pcam_fbsd_chip *c = pcam_fbsd_match(dev, &name);
     if (c == NULL)
         return ENXIO;
-    device_set_desc(dev, c->desc);
-    /* Below esp(4)'s default, so the stock driver wins unless it is absent. */
+    snprintf(desc, sizeof(desc), "%s%s SCSI (pcam)", c->per_req_win ? "LSI " : "", name);
+    device_set_desc_copy(dev, desc);
+    /* Below esp(4)'s and sym(4)'s default, so the stock driver wins unless it is absent. */
     return BUS_PROBE_LOW_PRIORITY;
 }
 
@@ -451,6 +571,7 @@ static void pcam_fbsd_dma_cb(void *arg, bus_dma_segment_t *segs, int nseg, int e
 static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc)
 {
     pcam_esp_config ec;
+    sc->bounce = sc->area;
     memset(&ec, 0, sizeof(ec));
     ec.chip = PCAM_ESP_AM53C974;
     ec.base = 0;          /* bus_read_*() take offsets into BAR 0 */
@@ -458,7 +579,25 @@ static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc)
     ec.clock_khz = 40000; /* the Am53C974's 40 MHz clock */
     ec.initiator_id = 7;
     ec.use_dma = true;
-    return pcam_esp_attach(&sc->esp, &ec, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
+    return pcam_esp_attach(&sc->be.esp, &ec, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
+}
+
+static int pcam_fbsd_attach_sym(struct pcam_fbsd_softc *sc)
+{
+    pcam_sym_config c;
+    size_t off = sc->area_len - PCAM_SYM_DMA_BYTES; /* the script area is last */
+    memset(&c, 0, sizeof(c));
+    c.base = 0;           /* bus_read_*() take offsets into BAR 0 (I/O) */
+    c.pci_device = pci_get_device(sc->dev);
+    c.pci_revision = pci_get_revid(sc->dev);
+    c.initiator_id = 7;
+    c.clock_khz = 40000;  /* the 53C8xx's 40 MHz input; hal/sym knows the doublers */
+    c.dma_va = sc->area + off;
+    c.dma_bus = sc->area_bus + off;
+    c.dma_len = PCAM_SYM_DMA_BYTES;
+    for (int i = 0; i < sc->nreqs; i++)
+        sc->reqs[i].win = sc->area + (size_t)i * PCAM_FBSD_BOUNCE;
+    return pcam_sym_attach(&sc->be.sym, &c, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
 }
 
 static int pcam_fbsd_detach(device_t dev);
@@ -466,8 +605,10 @@ static int pcam_fbsd_detach(device_t dev);
 static int pcam_fbsd_attach(device_t dev)
 {
     struct pcam_fbsd_softc *sc = device_get_softc(dev);
-    const struct pcam_fbsd_chip *chip = pcam_fbsd_match(dev);
+    const char *name;
+    const struct pcam_fbsd_chip *chip = pcam_fbsd_match(dev, &name);
     static const pcam_fbsd_ops ops = {op_done, op_freeze, op_async};
+    size_t wins, reqs_off;
     pcam_fbsd_ident id;
     pcam_bus_config cfg;
     int tagged_open;
@@ -476,6 +617,8 @@ static int pcam_fbsd_attach(device_t dev)
     int error;
 
     sc->dev = dev;
+    sc->chip = chip;
+    sc->nreqs = chip->nreqs;
     mtx_init(&sc->mtx, device_get_nameunit(dev), "pcam", MTX_DEF);
     callout_init_mtx(&sc->timer, &sc->mtx, 0);
     pci_enable_busmaster(dev);
@@ -488,22 +631,27 @@ static int pcam_fbsd_attach(device_t dev)
         error = ENXIO;
         goto fail;
     }
-    /* One 32-bit, physically contiguous bounce window for the DMA engine. */
-    error = bus_dma_tag_create(bus_get_dma_tag(dev), 4, 0, BUS_SPACE_MAXADDR_32BIT, BUS_SPACE_MAXADDR,
-                               NULL, NULL, PCAM_FBSD_BOUNCE, 1, PCAM_FBSD_BOUNCE, 0, NULL, NULL, &sc->dtag);
+    /* The DMA area (see the softc): 32-bit, physically contiguous, one segment. */
+    wins = chip->per_req_win ? (size_t)sc->nreqs : 1;
+    reqs_off = wins * PCAM_FBSD_BOUNCE;
+    sc->area_len = reqs_off + sizeof(*sc->reqs) * (size_t)sc->nreqs + (chip->per_req_win ? PCAM_SYM_DMA_BYTES : 0);
+    error = bus_dma_tag_create(bus_get_dma_tag(dev), PAGE_SIZE, 0, BUS_SPACE_MAXADDR_32BIT, BUS_SPACE_MAXADDR,
+                               NULL, NULL, sc->area_len, 1, sc->area_len, 0, NULL, NULL, &sc->dtag);
     if (error == 0)
-        error = bus_dmamem_alloc(sc->dtag, &sc->bounce, BUS_DMA_NOWAIT | BUS_DMA_ZERO, &sc->dmap);
+        error = bus_dmamem_alloc(sc->dtag, (void **)&sc->area, BUS_DMA_NOWAIT | BUS_DMA_ZERO | BUS_DMA_COHERENT,
+                                 &sc->dmap);
     if (error == 0)
-        error = bus_dmamap_load(sc->dtag, sc->dmap, sc->bounce, PCAM_FBSD_BOUNCE, pcam_fbsd_dma_cb,
-                                &sc->bounce_bus, BUS_DMA_NOWAIT);
-    if (error != 0 || sc->bounce_bus == 0) {
+        error = bus_dmamap_load(sc->dtag, sc->dmap, sc->area, sc->area_len, pcam_fbsd_dma_cb, &sc->area_bus,
+                                BUS_DMA_NOWAIT);
+    if (error != 0 || sc->area_bus == 0) {
         device_printf(dev, "cannot set up DMA (%d)\n", error);
         error = ENOMEM;
         goto fail;
     }
+    sc->reqs = (struct pcam_fbsd_kreq *)(void *)(sc->area + reqs_off);
     sc->plat = (pcam_platform){.ctx = sc, .now_ns = plat_now, .log = plat_log, .read8 = plat_r8,
         .read16 = plat_r16, .read32 = plat_r32, .write8 = plat_w8, .write16 = plat_w16, .write32 = plat_w32,
-        .dma_map = plat_dma_map, .dma_unmap = plat_dma_unmap, .delay_us = plat_delay};
+        .dma_map = chip->dma_map, .dma_unmap = chip->dma_unmap, .delay_us = plat_delay};
     if ((error = chip->attach_hal(sc)) != 0) {
         device_printf(dev, "chip not recognised\n");
         goto fail;
@@ -513,10 +661,9 @@ static int pcam_fbsd_attach(device_t dev)
     cfg.luns_per_target = PCAM_FBSD_LUNS;
     sc->luns = malloc(sizeof(*sc->luns) * PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target), M_DEVBUF,
                       M_WAITOK | M_ZERO);
-    sc->reqs = malloc(sizeof(*sc->reqs) * PCAM_FBSD_REQS, M_DEVBUF, M_WAITOK | M_ZERO);
-    for (sc->nfree = 0; sc->nfree < PCAM_FBSD_REQS; sc->nfree++)
+    for (sc->nfree = 0; sc->nfree < sc->nreqs; sc->nfree++)
         sc->free_reqs[sc->nfree] = &sc->reqs[sc->nfree];
-    id = (pcam_fbsd_ident){.sim_vid = "FreeBSD", .hba_vid = "AMD", .dev_name = "pcam",
+    id = (pcam_fbsd_ident){.sim_vid = "FreeBSD", .hba_vid = chip->hba_vid, .dev_name = "pcam",
         .unit_number = (uint32_t)device_get_unit(dev), .maxio = PCAM_FBSD_BOUNCE,
         .hba_vendor = pci_get_vendor(dev), .hba_device = pci_get_device(dev)};
     mtx_lock(&sc->mtx);
@@ -532,7 +679,7 @@ static int pcam_fbsd_attach(device_t dev)
                            sc, &sc->ih);
     if (error != 0)
         goto fail;
-    devq = cam_simq_alloc(PCAM_FBSD_REQS);
+    devq = cam_simq_alloc((u_int)sc->nreqs);
     if (devq == NULL) {
         error = ENOMEM;
         goto fail;
@@ -542,8 +689,7 @@ static int pcam_fbsd_attach(device_t dev)
      * starting depth, never more than this SIM has requests. */
     tagged_open = pcam_host_queue_depth(&sc->bus, true, cfg.tag_depth);
     sc->sim = cam_sim_alloc(pcam_fbsd_sim_action, pcam_fbsd_sim_poll, "pcam", sc, device_get_unit(dev), &sc->mtx,
-                            PCAM_HOST_UNTAGGED_DEPTH,
-                            tagged_open < PCAM_FBSD_REQS ? tagged_open : PCAM_FBSD_REQS, devq);
+                            PCAM_HOST_UNTAGGED_DEPTH, tagged_open < sc->nreqs ? tagged_open : sc->nreqs, devq);
     if (sc->sim == NULL) {
         cam_simq_free(devq);
         error = ENOMEM;
@@ -580,23 +726,24 @@ static int pcam_fbsd_detach(device_t dev)
     }
     if (sc->bus_up)
         pcam_bus_shutdown(&sc->bus); /* every CCB still in the core completes */
+    if (sc->chip != NULL && sc->chip->per_req_win)
+        pcam_sym_stop(&sc->be.sym); /* SCRIPTS halted before the DMA area goes */
     sc->bus_up = false;
     if (sc->sim != NULL)
         cam_sim_free(sc->sim, TRUE); /* with the SIM mutex held, as cam_sim.c asserts */
     sc->sim = NULL;
     mtx_unlock(&sc->mtx);
     callout_drain(&sc->timer);
-    if (sc->bounce_bus != 0)
+    if (sc->area_bus != 0)
         bus_dmamap_unload(sc->dtag, sc->dmap);
-    if (sc->bounce != NULL)
-        bus_dmamem_free(sc->dtag, sc->bounce, sc->dmap);
+    if (sc->area != NULL)
+        bus_dmamem_free(sc->dtag, sc->area, sc->dmap);
     if (sc->dtag != NULL)
         bus_dma_tag_destroy(sc->dtag);
     if (sc->irq_res != NULL)
         bus_release_resource(dev, SYS_RES_IRQ, sc->irq_rid, sc->irq_res);
     if (sc->io_res != NULL)
         bus_release_resource(dev, SYS_RES_IOPORT, sc->io_rid, sc->io_res);
-    free(sc->reqs, M_DEVBUF);
     free(sc->luns, M_DEVBUF);
     mtx_destroy(&sc->mtx);
     return 0;

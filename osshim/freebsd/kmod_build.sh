@@ -1,0 +1,78 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Build pcam.ko (core + hal/esp + hal/sym + this shim) on Linux against a
+# FreeBSD kmod sysroot (../shared/freebsd/kmod-sdk: the kernel's headers,
+# the generated *_if.h, opt_*.h, cflags.txt = the exact flags bsd.kmod.mk
+# passed, ldscript.kmod.amd64), linked as bsd.kmod.mk links a module:
+# ld -r with the kmod linker script, every global made local
+# (EXPORT_SYMS=NO), debug info stripped. The FreeBSD Makefile beside this
+# script is the same build on a FreeBSD machine.
+#
+# Compiler: Debian's clang-19/ld.lld-19, not clang 14. Clang 14 leaves the
+# stack protector's __stack_chk_guard non-dso_local for FreeBSD targets and
+# reaches it through the GOT (R_X86_64_REX_GOTPCRELX), which FreeBSD 13.2's
+# kernel linker refuses; no flag changes that (-fno-pic, -fno-pie,
+# -fdirect-access-external-data, -mstack-protector-guard=global and
+# -mcmodel=kernel were tried, the relocation stays), while clang 19 emits a
+# plain R_X86_64_PC32. The stack protector stays on, as the kernel has it.
+#
+# usage: kmod_build.sh SDK OUTDIR
+# env: CC (clang-19), LD (ld.lld-19), OBJCOPY (llvm-objcopy-19), NM (llvm-nm-19)
+# Prints every compiler diagnostic and fails on any, warnings included.
+set -eu
+sdk=$(cd "$1" && pwd)
+out=$2
+top=$(cd "$(dirname "$0")/../.." && pwd)
+CC=${CC:-clang-19} LD=${LD:-ld.lld-19}
+OBJCOPY=${OBJCOPY:-llvm-objcopy-19} NM=${NM:-llvm-nm-19}
+for t in "$CC" "$LD" "$OBJCOPY" "$NM"; do
+  command -v "$t" >/dev/null 2>&1 || { echo "kmod_build: $t missing (scripts/deps.sh freebsd installs it)" >&2; exit 1; }
+done
+[ -f "$sdk/cflags.txt" ] || { echo "kmod_build: $sdk/cflags.txt missing" >&2; exit 1; }
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+cd "$out"
+rm -rf obj pcam.ko machine x86 ./*_if.h
+mkdir obj
+# bsd.kmod.mk's machine/ and x86/ links, and the generated interface headers.
+ln -s "$sdk/src/sys/amd64/include" machine
+ln -s "$sdk/src/sys/x86/include" x86
+cp "$sdk"/gen/*.h .
+# cflags.txt: one argument a line, with the sysroot's and our paths as
+# placeholders. hal/sym's private headers are found beside its sources.
+sed -e "s|@KERN@|$sdk/kernbuild|g" -e "s|@SYS@|$sdk/src/sys|g" -e "s|@PCAM@|$top|g" \
+  "$sdk/cflags.txt" >cflags.args
+printf '%s\n' "-I$top/hal/sym" >>cflags.args
+
+# The same sources as the Makefile: the glue, the translator, core/ and
+# both back-ends, whole folders.
+srcs="$top/osshim/freebsd/pcam_fbsd_kmod.c $top/osshim/freebsd/fbsd_xlate.c"
+for d in core/proto core/xpt core/queue core/nego core/recov core/engine hal/esp hal/sym; do
+  srcs="$srcs $(ls "$top/$d"/*.c)"
+done
+fail=0
+objs=""
+for s in $srcs; do
+  o=obj/$(echo "${s#"$top"/}" | tr / _ | sed 's/\.c$/.o/')
+  # xargs keeps each line of cflags.args one argument.
+  if ! tr '\n' '\0' <cflags.args | xargs -0 sh -c '"$0" "$@" -c "'"$s"'" -o "'"$o"'"' "$CC" \
+       >obj/diag.txt 2>&1; then
+    fail=1
+  fi
+  if [ -s obj/diag.txt ]; then
+    cat obj/diag.txt
+    fail=1
+  fi
+  objs="$objs $o"
+done
+[ $fail -eq 0 ] || { echo "kmod_build: compiler errors or warnings (above)" >&2; exit 1; }
+# shellcheck disable=SC2086
+"$LD" -m elf_x86_64_fbsd -d -warn-common --build-id=sha1 \
+  -T "$sdk/src/sys/conf/ldscript.kmod.amd64" -r -o pcam.ko $objs
+# EXPORT_SYMS=NO (kmod_syms.awk): every defined global becomes local.
+args=$("$NM" -g pcam.ko | awk '$2 !~ /^[AU]$/ && NF == 3 { print ($2 == "C" ? "-N" : "-L") $3 }')
+# shellcheck disable=SC2086
+[ -z "$args" ] || "$OBJCOPY" $args pcam.ko
+"$OBJCOPY" --strip-debug pcam.ko
+echo "kmod_build: $out/pcam.ko ($(wc -c <pcam.ko) bytes) with $CC"

@@ -1,0 +1,281 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# freebsd-vm.boot.CHIP: FreeBSD 13.2 (../shared/freebsd's kernel) with our
+# pcam.ko preloaded, booted under QEMU TCG: OVMF -> loader.efi from a FAT
+# image -> the kernel, with one SCSI controller and its disks:
+#   esp: -device am53c974 (hal/esp): disks at target 0 LUN 0, target 0
+#        LUN 1 (a LUN above 0), target 2 LUN 0, target 3 (3 TiB, sparse);
+#        a CD at target 4
+#   sym: -device lsi53c895a (hal/sym): disks at targets 0, 1, 2 and 3 (3
+#        TiB; QEMU's model answers no LUN above 0); a CD at target 4
+# Every disk has its own size, so the console shows which one CAM found
+# where. Target 0 LUN 0 is a FAT root file system that the kernel mounts
+# through pcam (vfs.root.mountfrom=msdosfs:/dev/da0, da0 wired to it by
+# hints); its /sbin/init is our own static program (guest/init.c, no
+# libc), which reads and writes every other disk through /dev/daN, prints
+# PCAMTEST lines and powers the VM off. The other disks hold a pattern
+# (guest/pattern.h). The host then asserts on the console: the pcam attach
+# line, every `daN at pcam0 (or sym0) bus 0 scbus0 target T lun L` with `daN: S MB
+# (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
+# refusal or CAM error, and every PCAMTEST result for every data disk; and
+# checks each data image after QEMU has exited (guest/imgcheck.c).
+# Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
+# ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
+# (whose model loses the status of a failed read that disconnected,
+# ../shared/QEMU.md): the guest must get EIO for exactly that operation and
+# the console must show CAM's decoded sense for it.
+# The init also times the seed's disklate method on da1 (see init.c); the
+# host prints command overhead, rate and random reads per second from it.
+# With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
+# instead of pcam.ko: the same image, I/O checks and timing with sym(4), the
+# peer for the disklate table (osshim/freebsd/README.md).
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym]
+# env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
+# e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
+# (more loader.conf lines, e.g. boot_verbose="YES")
+set -eu
+src=$1 work=$2 chip=$3 imgcheck=$4 driver=${5:-pcam}
+limit=${PCAM_FBSD_BOOT_LIMIT:-900}
+qemu=${QEMU:-qemu-system-x86_64}
+code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
+vars=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS.fd}
+fbsd=""
+for d in "$src/../shared/freebsd" /work/shared/freebsd; do
+  if [ -f "$d/kernel" ] && [ -f "$d/loader.efi" ]; then fbsd=$(cd "$d" && pwd); break; fi
+done
+[ -n "$fbsd" ] || { echo "FAIL: no FreeBSD sysroot at $src/../shared/freebsd or /work/shared/freebsd" >&2; exit 1; }
+for t in "$qemu" mkfs.fat mmd mcopy clang-19 ld.lld-19; do
+  command -v "$t" >/dev/null 2>&1 || { echo "FAIL: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+for f in "$code" "$vars"; do [ -f "$f" ] || { echo "FAIL: $f missing (ovmf)" >&2; exit 1; }; done
+
+# target:lun:MiB of each disk (the first is the FAT root, the others
+# pattern disks), and the controller.
+case $chip in
+  esp) dev=am53c974 desc="AMD Am53C974 SCSI (pcam)" disks="0:0:16 0:1:24 2:0:40 3:0:3145728"
+       fault_ev=read fault_op=fault-read ;;
+  sym) dev=lsi53c895a desc="LSI 53C895A SCSI (pcam)" disks="0:0:16 1:0:24 2:0:40 3:0:3145728"
+       fault_ev=write fault_op=fault-write ;;
+  *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
+esac
+# hba: the SIM's name on the console.
+case $driver in
+  pcam) hba=pcam0 ;;
+  sym) hba=sym0; [ "$chip" = sym ] || { echo "boot.sh: sym.ko drives the sym chip only" >&2; exit 2; } ;;
+  *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
+esac
+
+rm -rf "$work"
+mkdir -p "$work"
+sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" >"$work/kmod_build.log" 2>&1 ||
+  { cat "$work/kmod_build.log"; echo "FAIL: pcam.ko did not build" >&2; exit 1; }
+
+# The boot FAT: loader.efi as the removable-media boot program, /boot with
+# the kernel, pcam.ko and the loader's lua and defaults, and a loader.conf
+# that preloads pcam and puts the console on the serial port.
+st=$work/stage
+mkdir -p "$st/EFI/BOOT" "$st/boot/kernel" "$st/boot/lua" "$st/boot/defaults"
+cp "$fbsd/loader.efi" "$st/EFI/BOOT/BOOTX64.EFI"
+cp "$fbsd/kernel" "$work/ko/pcam.ko" "$fbsd/sym.ko" "$st/boot/kernel/"
+cp "$fbsd"/boot/lua/*.lua "$st/boot/lua/"
+cp "$fbsd/boot/defaults/loader.conf" "$st/boot/defaults/"
+cat >"$st/boot/loader.conf" <<EOF
+autoboot_delay="0"
+beastie_disable="YES"
+console="comconsole"
+boot_serial="YES"
+comconsole_speed="115200"
+${driver}_load="YES"
+hint.scbus.0.at="$hba"
+hint.da.0.at="scbus0"
+hint.da.0.target="0"
+hint.da.0.unit="0"
+vfs.root.mountfrom="msdosfs:/dev/da0"
+${PCAM_FBSD_LOADER_EXTRA:-}
+EOF
+# FAT16 of 48 MiB: room for the 6 MiB kernel, and enough clusters that
+# mkfs.fat does not pick FAT12.
+mkfs.fat -C -n FBSDBOOT "$work/boot.img" 49152 >/dev/null
+(cd "$st" && find . -mindepth 1 -type d | sed 's|^\./||' | sort | while read -r d; do mmd -i "$work/boot.img" "::$d"; done
+ find . -type f | sed 's|^\./||' | while read -r f; do mcopy -i "$work/boot.img" "$f" "::$f"; done)
+
+# /sbin/init: static, FreeBSD-branded, no libc, no stack protector (that
+# would need libc's guard).
+clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
+  -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/init.c" -o "$work/init.o"
+ld.lld-19 -m elf_x86_64_fbsd -static -e _start -o "$work/init" "$work/init.o"
+
+# The disks: the FAT root (with /dev for devfs), the pattern disks, and the
+# CD medium (2 MiB = 1024 sectors of 2048).
+scsi=""
+n=0
+for d in $disks; do
+  t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
+  if [ $n -eq 0 ]; then
+    mkfs.fat -C -n PCAMROOT "$work/disk0.img" $((mb * 1024)) >/dev/null
+    mmd -i "$work/disk0.img" ::sbin ::dev
+    mcopy -i "$work/disk0.img" "$work/init" ::sbin/init
+  elif [ "$mb" -gt 2097152 ]; then
+    "$imgcheck" big "$work/disk$n.img" $((mb * 2048))
+  else
+    "$imgcheck" make "$work/disk$n.img" $((mb * 2048))
+  fi
+  if [ "$t" -eq 2 ]; then
+    # The fault: ENODATA on one block, every time (CAM retries, then EIO).
+    # (iotype: without it the rule, once its event fired, fails every kind
+    # of I/O on the block)
+    printf '[inject-error]\nevent = "%s_aio"\niotype = "%s"\nerrno = "61"\nsector = "20000"\n' \
+      "$fault_ev" "$fault_ev" >"$work/blkdebug.conf"
+    scsi="$scsi -drive if=none,id=d$n,driver=raw,file.driver=blkdebug,file.config=$work/blkdebug.conf,file.image.filename=$work/disk$n.img"
+  else
+    scsi="$scsi -drive if=none,id=d$n,format=raw,file=$work/disk$n.img"
+  fi
+  scsi="$scsi -device scsi-hd,drive=d$n,bus=scsi0.0,scsi-id=$t,lun=$l"
+  n=$((n + 1))
+done
+truncate -s 2M "$work/cd.iso"
+cp "$vars" "$work/vars.fd"
+: >"$work/console.log"
+
+t0=$(date +%s)
+# QEMU's trace: each command as the target saw it (target, LUN, opcode)
+# and each sense it built.
+# shellcheck disable=SC2086
+"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot \
+  -drive if=pflash,format=raw,readonly=on,file="$code" \
+  -drive if=pflash,format=raw,file="$work/vars.fd" \
+  -drive if=none,id=boot,format=raw,file="$work/boot.img" \
+  -device virtio-blk-pci,drive=boot,bootindex=0 \
+  -device "$dev",id=scsi0 $scsi \
+  -drive if=none,id=cd,format=raw,media=cdrom,readonly=on,file="$work/cd.iso" \
+  -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 \
+  -trace scsi_req_parsed -trace scsi_req_build_sense -D "$work/trace.log" \
+  -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
+qpid=$!
+trap 'kill $qpid 2>/dev/null || true' EXIT INT TERM
+result=limit
+while kill -0 $qpid 2>/dev/null; do
+  sleep 2
+  if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep 1; break; fi
+  if grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
+  [ $(($(date +%s) - t0)) -lt "$limit" ] || break
+done
+kill -0 $qpid 2>/dev/null || result=poweroff
+kill $qpid 2>/dev/null || true
+wait $qpid 2>/dev/null || true
+trap - EXIT INT TERM
+secs=$(($(date +%s) - t0))
+tr -d '\r' <"$work/console.log" >"$work/console.txt"
+echo "boot ($chip): $result after $secs s; console in $work/console.txt"
+grep -aE 'pcam|^da[0-9]|^cd[0-9]|KLD|reloc|panic|Fatal|mountroot|PCAMTEST' "$work/console.txt" | head -80
+
+fail=0
+no() { echo "FAIL: $*" >&2; fail=1; }
+[ $result = poweroff ] || no "the guest did not power off ($result; QEMU said: $(head -c 300 "$work/qemu.out"))"
+grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/console.txt" && no "a module load error on the console"
+if [ $driver = pcam ]; then
+  grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
+  # Nothing from pcam but its attach line (it logs warnings and errors only).
+  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
+fi
+# No CAM error, retry or timeout on the bus but the injected one on target
+# 2 (GEOM has read every disk), and for that one CAM's decoded sense.
+grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[013-9]:[0-9]+\): .*(error|retry|retrying|timeout|status)" "$work/console.txt" &&
+  no "CAM reported errors on $hba"
+grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$work/console.txt" ||
+  no "no MEDIUM ERROR asc:11,0 sense for target 2 on the console"
+grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/irq from the PCI bus"
+# Each disk: the unit CAM gave it at that target and LUN, then its size.
+# A LUN above 0 on the AM53C974 is the exception QEMU 7.2 forces: CAM's
+# probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which meets
+# the UNIT ATTENTION (29/00) the model holds after a reset; pcam's REQUEST
+# SENSE to that LUN is answered 5/25/00 LOGICAL UNIT NOT SUPPORTED by the
+# model's target-command path (../shared/QEMU.md: the real sense cannot be
+# fetched that way, for any driver), and CAM drops a LUN that says so.
+# Then the host requires the trace to show exactly that sequence reaching
+# that LUN through pcam; once the model answers properly the disk attaches
+# and is checked like the others.
+attached=0
+n=-1
+for d in $disks; do
+  n=$((n + 1))
+  t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
+  unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
+  if [ -z "$unit" ] && [ "$l" -gt 0 ]; then
+    seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
+    if [ "$(seen 18)" -ge 1 ] && [ "$(seen 0)" -ge 1 ] && [ "$(seen 3)" -ge 1 ] && [ "$(seen 40)" -eq 0 ] &&
+       grep -q "^scsi_req_build_sense target $t lun $l tag [0-9]* key 0x06 asc 0x29" "$work/trace.log"; then
+      echo "NOTE: target $t lun $l: probed through pcam (INQUIRY $(seen 18)x, TEST UNIT READY, UNIT ATTENTION, REQUEST SENSE), not attached: QEMU 7.2 answers that REQUEST SENSE with LOGICAL UNIT NOT SUPPORTED"
+    else
+      no "target $t lun $l neither attached nor probed as QEMU 7.2 makes CAM drop it (trace.log)"
+    fi
+    continue
+  fi
+  if [ -z "$unit" ]; then no "no 'daN at $hba bus 0 scbus0 target $t lun $l'"; continue; fi
+  attached=$((attached + 1))
+  line="$unit: ${mb}MB ($((mb * 2048)) 512 byte sectors)"
+  if grep -aqxF "$line" "$work/console.txt"; then
+    echo "ok: $unit at target $t lun $l: $line"
+  else
+    no "expected '$line' (target $t lun $l), got: $(grep -a "^$unit: [0-9]*MB" "$work/console.txt" | head -n 1)"
+  fi
+  if [ $n -eq 0 ]; then
+    [ "$unit" = da0 ] || no "the root disk is $unit, not da0"
+    continue
+  fi
+  # The guest's results for this disk, then the image itself.
+  grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$work/console.txt" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
+  # Over 2 TiB: the reads and writes above block 2^32 only.
+  if [ "$mb" -gt 2097152 ]; then whats="read-2t write-2t readback-2t" mode=checkbig
+  else whats="read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k" mode=check; fi
+  for what in $whats; do
+    grep -aqxF "PCAMTEST $unit $what ok" "$work/console.txt" ||
+      no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$work/console.txt")"
+  done
+  "$imgcheck" $mode "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
+  # The fault block: EIO (5) for the faulted operation on target 2 only.
+  if [ $mode = check ]; then
+    for op in fault-read fault-write; do
+      want=4096
+      [ "$t" -eq 2 ] && [ $op = "$fault_op" ] && want=-5
+      grep -aqxF "PCAMTEST $unit $op $want" "$work/console.txt" ||
+        no "expected 'PCAMTEST $unit $op $want', got: $(grep -a "^PCAMTEST $unit $op " "$work/console.txt")"
+    done
+  fi
+  # ... and they went as READ(16)/WRITE(16) (0x88/0x8a) on the wire.
+  if [ $mode = checkbig ]; then
+    for op in 136 138; do
+      grep -q "^scsi_req_parsed target $t lun $l tag [0-9]* command $op " "$work/trace.log" ||
+        no "no command $op (READ/WRITE(16)) at target $t lun $l in QEMU's trace"
+    done
+  fi
+done
+grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
+ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
+[ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to $hba, $attached of them expected"
+cdu=$(sed -n "s/^\\(cd[0-9]*\\) at $hba bus 0 scbus0 target 4 lun 0\$/\\1/p" "$work/console.txt" | head -n 1)
+if [ -z "$cdu" ]; then
+  no "no 'cdN at $hba bus 0 scbus0 target 4 lun 0'"
+else
+  grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$work/console.txt" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
+    no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$work/console.txt" | head -n 1)"
+fi
+# disklate: per-read times of the 4 KiB and 8 KiB re-reads (each kind's
+# fastest of 3 rounds) give the command overhead 2*t(4K) - t(8K) and the
+# rate 4 KiB / (t(8K) - t(4K)).
+grep -aqx "PCAMTEST da[1-9] disklate-data ok" "$work/console.txt" || no "no 'PCAMTEST daN disklate-data ok'"
+fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$work/console.txt" | sort -n | head -n 1; }
+rounds=$(grep -ac '^PCAMTEST disklate ' "$work/console.txt" || true)
+[ "$rounds" -eq 9 ] || no "$rounds disklate rounds on the console, 9 expected"
+ns4=$(fastest reread-4k) ns8=$(fastest reread-8k) nsr=$(fastest random-4k)
+if [ -n "$ns4" ] && [ -n "$ns8" ] && [ -n "$nsr" ] && [ "$ns4" -gt 0 ] && [ "$ns8" -gt 0 ] && [ "$nsr" -gt 0 ]; then
+  awk -v a="$ns4" -v b="$ns8" -v r="$nsr" -v d="$driver" -v c="$dev" 'BEGIN {
+    t4 = a / 2000 / 1000; t8 = b / 2000 / 1000
+    printf "DISKLATE %s on %s: t(4K) %.1f us, t(8K) %.1f us, overhead %.1f us, rate %s, random 4K %.0f/s\n",
+      d, c, t4, t8, 2 * t4 - t8, (t8 > t4 ? sprintf("%.2f MB/s", 4.096 / (t8 - t4)) : "n/a (t8 <= t4)"), 2000 / (r / 1e9) }' |
+    tee "$work/disklate.txt"
+else
+  no "no disklate times on the console"
+fi
+[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $attached disks and a CD, root through $driver, I/O checked, $secs s"
+exit $fail

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * /sbin/init of the FreeBSD guest test (freebsd-vm.io.*): a static FreeBSD
+ * amd64 program of our own with no libc, only raw system calls, so that the
+ * guest needs no FreeBSD userland. The kernel runs it from the FAT root it
+ * mounted through pcam (da0). For every other disk da1..da7 it finds, it
+ *  - asks the size (DIOCGMEDIASIZE) and prints it,
+ *  - reads blocks 0, 1 and the last one, 4 KiB at block 8 and 192 KiB at
+ *    block 100 (more than pcam's 64 KiB maxio: physio splits it) and
+ *    checks them against the host pattern (pattern.h),
+ *  - writes PAT_WRITE_BLOCKS blocks of the guest pattern at PAT_WRITE_LBA
+ *    and reads them back,
+ *  - reads 4 KiB at block PAT_FAULT_LBA and writes it back unchanged,
+ *    printing each return value (the host injects a MEDIUM ERROR there on
+ *    one disk and expects EIO for that one operation only);
+ * on a disk over 2 TiB (sparse) only around block 2^32 instead: 32 KiB of
+ * the host pattern from PAT_BIG_BASE, the guest's write and read-back at
+ * PAT_BIG_BASE + PAT_WRITE_LBA (CAM must use READ/WRITE(16) there);
+ * prints one PCAMTEST line per result. Then, on the first data disk not
+ * over 2 TiB, the seed's 1999
+ * disklate method: 2,000 re-reads of 4 KiB and of 8 KiB at offset 0, and
+ * 2,000 random 4 KiB reads at depth 1, timed with CLOCK_MONOTONIC, in 3
+ * interleaved rounds (the host takes each kind's fastest round, the one
+ * least disturbed by the other work on a shared TCG host, and derives
+ * command overhead and rate from it). It syncs
+ * and powers the VM off. The host asserts the lines and checks the images
+ * after QEMU exits.
+ */
+#include "pattern.h"
+
+/* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
+enum {
+    SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
+    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_pread = 475, SYS_pwrite = 476
+};
+#define CLOCK_MONOTONIC 4
+#define O_RDONLY 0
+#define O_RDWR 2
+#define RB_POWEROFF 0x4000
+#define DIOCGMEDIASIZE 0x40086481ul /* _IOR('d', 129, off_t) */
+
+/* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8; the carry
+ * flag says the result in rax is an errno. Returned here as -errno. */
+static long sc(long n, long a1, long a2, long a3, long a4)
+{
+    register long r10 __asm__("r10") = a4;
+    register long r8 __asm__("r8") = 0;
+    register long r9 __asm__("r9") = 0;
+    unsigned char cf;
+    __asm__ volatile("syscall\n\tsetc %1"
+                     : "+a"(n), "=r"(cf), "+D"(a1), "+S"(a2), "+d"(a3), "+r"(r10), "+r"(r8), "+r"(r9)
+                     :
+                     : "rcx", "r11", "memory", "cc");
+    return cf ? -n : n;
+}
+
+/* The compiler may emit calls to these even in a freestanding program. */
+void *memset(void *d, int c, unsigned long n);
+void *memcpy(void *d, const void *s, unsigned long n);
+void *memset(void *d, int c, unsigned long n)
+{
+    unsigned char *p = d;
+    while (n-- != 0)
+        *p++ = (unsigned char)c;
+    return d;
+}
+void *memcpy(void *d, const void *s, unsigned long n)
+{
+    unsigned char *p = d;
+    const unsigned char *q = s;
+    while (n-- != 0)
+        *p++ = *q++;
+    return d;
+}
+
+static int con = -1;
+
+static unsigned long slen(const char *s)
+{
+    unsigned long n = 0;
+    while (s[n] != '\0')
+        n++;
+    return n;
+}
+
+static void put(const char *s)
+{
+    sc(SYS_write, con, (long)s, (long)slen(s), 0);
+}
+
+static void put_num(unsigned long v)
+{
+    char b[24];
+    int i = (int)sizeof b - 1;
+    b[i] = '\0';
+    do {
+        b[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    put(b + i);
+}
+
+static unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
+static int fails;
+static int small_unit; /* the first data disk not over 2 TiB: disklate's */
+
+/* One result line: "PCAMTEST daN WHAT ok|FAIL ...". */
+static void result(int unit, const char *what, int ok, long detail)
+{
+    put("PCAMTEST da");
+    put_num((unsigned long)unit);
+    put(" ");
+    put(what);
+    put(ok ? " ok" : " FAIL ");
+    if (!ok) {
+        if (detail < 0) {
+            put("errno ");
+            put_num((unsigned long)-detail);
+        } else {
+            put("at byte ");
+            put_num((unsigned long)detail);
+        }
+        fails++;
+    }
+    put("\n");
+}
+
+/* Compare len bytes read at block lba with a pattern; -1 = all match,
+ * else the offset of the first difference. */
+static long check(unsigned long lba, unsigned long len, int guest)
+{
+    for (unsigned long o = 0; o < len; o++) {
+        unsigned long n = lba + o / 512;
+        unsigned j = (unsigned)(o % 512);
+        if (buf[o] != (guest ? pat_guest(n, j) : pat_host(n, j)))
+            return (long)o;
+    }
+    return -1;
+}
+
+static void read_check(int unit, int fd, const char *what, unsigned long lba, unsigned long len, int guest)
+{
+    long r = sc(SYS_pread, fd, (long)buf, (long)len, (long)(lba * 512));
+    long bad = r == (long)len ? check(lba, len, guest) : -1;
+    result(unit, what, r == (long)len && bad < 0, r != (long)len ? (r < 0 ? r : 0) : bad);
+}
+
+static void test_disk(int unit)
+{
+    char path[] = "/dev/daN";
+    long size = 0, fd, r;
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
+    if (fd < 0)
+        return;
+    r = sc(SYS_ioctl, fd, (long)DIOCGMEDIASIZE, (long)&size, 0);
+    put("PCAMTEST da");
+    put_num((unsigned long)unit);
+    put(" size ");
+    put_num(r == 0 ? (unsigned long)size : 0);
+    put("\n");
+    if (r != 0 || size < (long)(PAT_WRITE_LBA + PAT_WRITE_BLOCKS) * 512) {
+        result(unit, "size", 0, r);
+        sc(SYS_close, fd, 0, 0, 0);
+        return;
+    }
+    if ((unsigned long)size > PAT_BIG_BASE * 512ul) {
+        read_check(unit, fd, "read-2t", PAT_BIG_BASE, PAT_BIG_BLOCKS * 512ul, 0);
+        for (unsigned long o = 0; o < PAT_WRITE_BLOCKS * 512ul; o++)
+            buf[o] = pat_guest(PAT_BIG_BASE + PAT_WRITE_LBA + o / 512, (unsigned)(o % 512));
+        r = sc(SYS_pwrite, fd, (long)buf, PAT_WRITE_BLOCKS * 512l, (long)((PAT_BIG_BASE + PAT_WRITE_LBA) * 512ul));
+        result(unit, "write-2t", r == PAT_WRITE_BLOCKS * 512l, r < 0 ? r : 0);
+        memset(buf, 0, sizeof buf);
+        read_check(unit, fd, "readback-2t", PAT_BIG_BASE + PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
+        sc(SYS_close, fd, 0, 0, 0);
+        return;
+    }
+    if (small_unit == 0)
+        small_unit = unit;
+    read_check(unit, fd, "read-block0", 0, 512, 0);
+    read_check(unit, fd, "read-block1", 1, 512, 0);
+    read_check(unit, fd, "read-last", (unsigned long)size / 512 - 1, 512, 0);
+    read_check(unit, fd, "read-4k", 8, 4096, 0);
+    read_check(unit, fd, "read-192k", 100, sizeof buf, 0);
+    for (unsigned long o = 0; o < PAT_WRITE_BLOCKS * 512ul; o++)
+        buf[o] = pat_guest(PAT_WRITE_LBA + o / 512, (unsigned)(o % 512));
+    r = sc(SYS_pwrite, fd, (long)buf, PAT_WRITE_BLOCKS * 512l, PAT_WRITE_LBA * 512l);
+    result(unit, "write-64k", r == PAT_WRITE_BLOCKS * 512l, r < 0 ? r : 0);
+    memset(buf, 0, sizeof buf);
+    read_check(unit, fd, "readback-64k", PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
+    for (int w = 0; w < 2; w++) {
+        for (unsigned o = 0; o < 4096; o++)
+            buf[o] = pat_host(PAT_FAULT_LBA + o / 512, o % 512);
+        r = sc(w ? SYS_pwrite : SYS_pread, fd, (long)buf, 4096, PAT_FAULT_LBA * 512l);
+        put("PCAMTEST da");
+        put_num((unsigned long)unit);
+        put(w ? " fault-write " : " fault-read ");
+        if (r < 0)
+            put("-");
+        put_num((unsigned long)(r < 0 ? -r : r));
+        put("\n");
+    }
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
+static unsigned long now_ns(void)
+{
+    long ts[2] = {0, 0}; /* struct timespec: tv_sec, tv_nsec */
+    sc(SYS_clock_gettime, CLOCK_MONOTONIC, (long)ts, 0, 0);
+    return (unsigned long)ts[0] * 1000000000ul + (unsigned long)ts[1];
+}
+
+/* count reads of len bytes at offset 0 (or, random != 0, at 4 KiB-aligned
+ * offsets from an LCG over the first 16 MiB); returns ns for all of them,
+ * 0 if any read failed. */
+static unsigned long timed_reads(long fd, unsigned long count, unsigned long len, int random)
+{
+    unsigned long x = 12345, t0 = now_ns();
+    for (unsigned long i = 0; i < count; i++) {
+        long off = 0;
+        if (random) {
+            x = x * 6364136223846793005ul + 1442695040888963407ul;
+            off = (long)((x >> 33) % 4096ul) * 4096l;
+        }
+        if (sc(SYS_pread, fd, (long)buf, (long)len, off) != (long)len)
+            return 0;
+    }
+    return now_ns() - t0;
+}
+
+/* "PCAMTEST disklate <what> <count> <ns>" lines for the host, one per
+ * kind and round. */
+static void disklate(void)
+{
+    static const struct { const char *what; unsigned long len; int random; } runs[] = {
+        {"reread-4k", 4096, 0}, {"reread-8k", 8192, 0}, {"random-4k", 4096, 1}};
+    char path[] = "/dev/daN";
+    long fd;
+    path[7] = (char)('0' + small_unit);
+    fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+    if (small_unit == 0 || fd < 0) {
+        result(small_unit, "disklate-open", 0, fd);
+        return;
+    }
+    for (unsigned k = 0; k < 3 * sizeof runs / sizeof runs[0]; k++) {
+        unsigned i = k % (unsigned)(sizeof runs / sizeof runs[0]);
+        unsigned long ns = timed_reads(fd, 2000, runs[i].len, runs[i].random);
+        put("PCAMTEST disklate ");
+        put(runs[i].what);
+        put(" 2000 ");
+        put_num(ns);
+        put("\n");
+        if (ns == 0)
+            fails++;
+    }
+    /* The re-read data is still the disk's block 0. */
+    read_check(small_unit, fd, "disklate-data", 0, 8192, 0);
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
+void pcam_init_main(void);
+void pcam_init_main(void)
+{
+    con = (int)sc(SYS_open, (long)"/dev/console", O_RDWR, 0, 0);
+    put("PCAMTEST start\n");
+    for (int unit = 1; unit <= 7; unit++)
+        test_disk(unit);
+    disklate();
+    put("PCAMTEST done, failures ");
+    put_num((unsigned long)fails);
+    put("\n");
+    sc(SYS_sync, 0, 0, 0, 0);
+    sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
+    sc(SYS_exit, 0, 0, 0, 0);
+    for (;;)
+        ;
+}
+
+/* Entry: align the stack as the ABI wants for a call, run, never return. */
+__asm__(".globl _start\n"
+        "_start:\n"
+        "\tandq $-16, %rsp\n"
+        "\tcall pcam_init_main\n"
+        "\tud2\n");
