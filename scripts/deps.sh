@@ -13,6 +13,9 @@
 #           tests/linux, see there), the initramfs and the guest tools
 #   win32   mingw cross compilers and Wine (32-bit: needs the i386 arch)
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
+#   firmware QEMU's RISC-V, Arm and MIPS boards and ld.lld for the bare-metal
+#           firmware boots (examples/firmware; the gcc cross compilers are in
+#           check, clang --target=mips-unknown-elf is check's clang)
 set -eu
 what=${1:-test}
 base="build-essential cmake pkg-config"
@@ -22,8 +25,9 @@ uefi="ovmf gnu-efi mtools dosfstools"
 linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine32"
 tools="afl++ llvm gnuplot"
+firmware="qemu-system-misc qemu-system-arm qemu-system-mips lld"
 if [ "$what" = test ]; then
-  pkgs="$base $check $qemu $uefi $linux $win32 $tools"
+  pkgs="$base $check $qemu $uefi $linux $win32 $tools $firmware"
 else
   pkgs="$base libcmocka-dev doxygen valgrind"
 fi
