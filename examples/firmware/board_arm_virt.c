@@ -25,7 +25,8 @@ const fw_board_info board_info = {
     .name = "arm-virt",
     .io = {.cpu = 0x3EFF1000u, .pci = 0x1000u, .size = 0xF000u},
     .mem = {.cpu = 0x10000000u, .pci = 0x10000000u, .size = 0x2EFF0000u},
-    .ns_per_tick = 16u, /* CNTFRQ 62.5 MHz, checked in board_init */
+    .tick_mul = 16u, /* CNTFRQ 62.5 MHz, checked in board_init */
+    .tick_shift = 0,
     .counter = "PMU INST_RETIRED",
 };
 
@@ -86,17 +87,23 @@ uint64_t board_ticks(void)
     return (uint64_t)hi << 32 | lo;
 }
 
+/* The event counter is 32 bits: extended here, with IRQs off so that an
+ * ISR reading it in between cannot count a wrap twice. */
 uint64_t board_instret(void)
 {
     static uint32_t last, wraps;
-    uint32_t v;
+    uint32_t v, cpsr;
 
+    __asm__ volatile("mrs %0, cpsr; cpsid i" : "=r"(cpsr)::"memory");
     __asm__ volatile("mcr p15, 0, %0, c9, c12, 5" ::"r"(0u));
     __asm__ volatile("isb; mrc p15, 0, %0, c9, c13, 2" : "=r"(v)); /* PMXEVCNTR */
     if (v < last)
         wraps++;
     last = v;
-    return (uint64_t)wraps << 32 | v;
+    uint64_t n = (uint64_t)wraps << 32 | v;
+    if ((cpsr & 0x80u) == 0)
+        __asm__ volatile("cpsie i" ::: "memory");
+    return n;
 }
 
 static uintptr_t ecam(unsigned dev, unsigned fn, unsigned off)

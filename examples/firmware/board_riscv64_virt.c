@@ -29,7 +29,8 @@ const fw_board_info board_info = {
     .name = "riscv64-virt",
     .io = {.cpu = 0x03001000u, .pci = 0x1000u, .size = 0xF000u},
     .mem = {.cpu = 0x40000000u, .pci = 0x40000000u, .size = 0x40000000u},
-    .ns_per_tick = 100u,
+    .tick_mul = 100u, /* 10 MHz */
+    .tick_shift = 0,
     .counter = "minstret",
 };
 

@@ -47,6 +47,7 @@ const fw_pci_fn *fw_pci_find(uint16_t vendor, uint16_t device, unsigned n);
 /* fw_platform.c: pcam_platform for this firmware. */
 void fw_platform_get(pcam_platform *out);
 uint64_t fw_now_ns(void);
+uint64_t fw_ns_to_ticks(uint64_t ns);
 /* Instructions spent inside pcam (core and back-end) since the last reset. */
 extern uint64_t fw_pcam_insns;
 

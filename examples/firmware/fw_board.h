@@ -26,7 +26,8 @@ typedef struct fw_board_info {
     const char *name;      /* "riscv64-virt", ... (printed, and used by the host test) */
     fw_pci_window io;      /* PCI I/O space */
     fw_pci_window mem;     /* 32-bit PCI memory space */
-    uint32_t ns_per_tick;  /* board_ticks() period, a whole number of ns */
+    uint32_t tick_mul;     /* board_ticks() period in ns is tick_mul / 2^tick_shift */
+    uint32_t tick_shift;
     const char *counter;   /* what board_instret() counts ("minstret", ...) */
 } fw_board_info;
 

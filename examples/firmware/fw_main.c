@@ -136,7 +136,7 @@ static void serve(unsigned target, const char *what)
         }
         if (dl > limit)
             dl = limit;
-        board_wait(fw_divmod(dl, board_info.ns_per_tick, NULL) + 1u);
+        board_wait(fw_ns_to_ticks(dl) + 1u);
         board_irq_enable(true);
     }
     if (irq_mode)

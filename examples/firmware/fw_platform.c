@@ -13,7 +13,12 @@
 
 uint64_t fw_now_ns(void)
 {
-    return board_ticks() * board_info.ns_per_tick;
+    return (board_ticks() * board_info.tick_mul) >> board_info.tick_shift;
+}
+
+uint64_t fw_ns_to_ticks(uint64_t ns)
+{
+    return fw_divmod(ns << board_info.tick_shift, board_info.tick_mul, NULL);
 }
 
 static uint64_t now_ns(void *ctx)
