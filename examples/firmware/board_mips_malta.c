@@ -7,7 +7,7 @@
  * CPU physical ones); bus masters see RAM at its physical address. The
  * console is the PIIX4's COM1 (I/O 0x3F8), interrupts go PCI INTx ->
  * PIIX4 PIRQ routing -> the i8259 pair (IRQ 11 here, level) -> CPU IP2;
- * the clock is CP0 Count (CPU clock 320 MHz / 2 = 160 MHz). Exit is the
+ * the clock is CP0 Count (one tick per 6 ns in QEMU). Exit is the
  * UHI semihosting exit call. All addresses come from QEMU's Malta model
  * (hw/mips/malta.c, hw/pci-host/gt64120.c). The GT-64120's own registers
  * are little-endian whatever the CPU is. It must stay a list of facts
@@ -28,8 +28,10 @@ const fw_board_info board_info = {
     .name = "mips-malta",
     .io = {.cpu = PCI_IO + 0x4000u, .pci = 0x4000u, .size = 0xC000u},
     .mem = {.cpu = KSEG1(0x10000000u), .pci = 0x10000000u, .size = 0x07E00000u},
-    .tick_mul = 25u, /* 6.25 ns: Count runs at 160 MHz */
-    .tick_shift = 2,
+    /* Count: half the 320 MHz CPU clock, 6.25 ns, which QEMU 7.2 rounds
+     * to a whole 6 ns per tick (target/mips/cpu.c, cp0_count_ns). */
+    .tick_mul = 6u,
+    .tick_shift = 0,
     .counter = "CP0 Count as -icount virtual ns",
 };
 

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # One firmware boot (examples/firmware) under QEMU, checked from the host.
 # usage: run.sh BOARD CASE SRC WORK FWCHECK
-#   BOARD  riscv64-virt | arm-virt | mips-malta
+#   BOARD  riscv64-virt | riscv32-virt | arm-virt | mips-malta
 #   CASE   am53c974 | lsi53c895a  the chip with two disks: target 0 plain,
 #                                 target 1 blkdebug with sector 8 failing
 #                                 (ENODATA on reads for the AM53C974, on
@@ -15,6 +15,7 @@
 # neighbours untouched; for absent/empty, when the exit is non-zero with
 # the expected message. Skips (77) only when the board's compiler or QEMU
 # is not installed. Each QEMU run holds /tmp/pcam-vm.lock.
+# FW_QEMU_EXTRA adds QEMU options (examples/firmware/bench.sh: -icount).
 set -eu
 board=$1 case=$2 src=$3 work=$4 fwcheck=$5
 fw=$work/build-$board
@@ -23,6 +24,8 @@ mkdir -p "$work"
 
 case $board in
   riscv64-virt) cc=riscv64-unknown-elf-gcc qemu=qemu-system-riscv64
+    machine="-M virt -bios none" ;;
+  riscv32-virt) cc=riscv64-unknown-elf-gcc qemu=qemu-system-riscv32
     machine="-M virt -bios none" ;;
   arm-virt) cc=arm-none-eabi-gcc qemu=qemu-system-arm
     machine="-M virt,highmem=off -cpu cortex-a15 -semihosting" ;;
@@ -53,8 +56,14 @@ printf '[inject-error]\nevent = "%s"\nerrno = "61"\nsector = "8"\n' $event >"$cf
 disks="-drive if=none,id=d0,file=$img0,format=raw -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0
   -drive if=none,id=d1,driver=raw,file.driver=blkdebug,file.config=$cfg,file.image.filename=$img1
   -device scsi-hd,drive=d1,bus=scsi0.0,scsi-id=1"
+trace=$work/$board-$case.trace
+rm -f "$trace"
 case $case in
-  am53c974|lsi53c895a) devs="-device $case,id=scsi0 $disks" ;;
+  am53c974) devs="-device $case,id=scsi0 $disks" ;;
+  # QEMU's own view of the tags: each SIMPLE QUEUE message the model takes
+  # and each command it completes.
+  lsi53c895a) devs="-device $case,id=scsi0 $disks -D $trace
+    -trace enable=lsi_do_msgout_simplequeue -trace enable=lsi_command_complete" ;;
   absent) devs="" ;;
   empty) devs="-device am53c974,id=scsi0" ;;
   *) echo "run.sh: unknown case $case" >&2; exit 2 ;;
@@ -63,7 +72,7 @@ esac
 set +e
 # shellcheck disable=SC2086
 flock /tmp/pcam-vm.lock timeout 150 $qemu $machine -m 128M -nodefaults -display none \
-  -serial stdio -kernel "$fw/fw.elf" $devs </dev/null >"$log" 2>&1
+  -serial stdio -kernel "$fw/fw.elf" ${FW_QEMU_EXTRA:-} $devs </dev/null >"$log" 2>&1
 rc=$?
 set -e
 tr -d '\r' <"$log" | sed "s/^/[$board $case] /"
@@ -89,5 +98,13 @@ if [ "$case" = lsi53c895a ]; then need="$need medium-error-write tagged"; else n
 for p in $need; do
   grep -q "^PROOF ok $case $p:" "$log" || fail "proof $p missing"
 done
+if [ "$case" = lsi53c895a ]; then
+  # Most tagged commands in the model at once, by QEMU's trace: tags taken
+  # minus commands completed (untagged completions only lower it).
+  most=$(awk '/lsi_do_msgout_simplequeue/ { n++; if (n > m) m = n }
+              /lsi_command_complete/ { if (n > 0) n-- } END { print m + 0 }' "$trace")
+  echo "run.sh: QEMU's trace: up to $most tagged commands in the LSI model at once"
+  [ "$most" -ge 4 ] || fail "QEMU's trace shows fewer than 4 tagged commands in flight"
+fi
 "$fwcheck" "$img0" 1000 64 0x11 2000 64 0x22 || fail "the disk image does not hold the patterns"
 echo "PASS: $board $case: $(grep -c '^PROOF ok' "$log") proofs, patterns found in the image"

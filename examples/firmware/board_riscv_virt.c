@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * board_riscv64_virt.c: QEMU `-M virt` for riscv64 with `-bios none`: the
- * firmware runs in M-mode with no SBI underneath. Addresses are QEMU's
+ * board_riscv_virt.c: QEMU `-M virt` for riscv64 and riscv32 with `-bios
+ * none`: the firmware runs in M-mode with no SBI underneath. Addresses are QEMU's
  * virt memory map (hw/riscv/virt.c): ns16550 UART 0x10000000, sifive_test
  * 0x100000 (exit with a status), CLINT 0x2000000 (mtime, 10 MHz), PLIC
  * 0xC000000, PCIe ECAM 0x30000000, PCI I/O at 0x3000000, 32-bit PCI memory
@@ -26,7 +26,11 @@
 #define MIE_MEIE (1u << 11)
 
 const fw_board_info board_info = {
+#if __riscv_xlen == 64
     .name = "riscv64-virt",
+#else
+    .name = "riscv32-virt",
+#endif
     .io = {.cpu = 0x03001000u, .pci = 0x1000u, .size = 0xF000u},
     .mem = {.cpu = 0x40000000u, .pci = 0x40000000u, .size = 0x40000000u},
     .tick_mul = 100u, /* 10 MHz */
@@ -60,6 +64,7 @@ void board_exit(int status)
         __asm__ volatile("wfi");
 }
 
+#if __riscv_xlen == 64
 uint64_t board_ticks(void)
 {
     return *(volatile uint64_t *)CLINT_MTIME;
@@ -71,6 +76,32 @@ uint64_t board_instret(void)
     __asm__ volatile("csrr %0, minstret" : "=r"(v));
     return v;
 }
+#else
+/* RV32 reads the 64-bit counters in halves: high, low, high again until
+ * the high half held still. */
+uint64_t board_ticks(void)
+{
+    uint32_t hi, lo;
+
+    do {
+        hi = r32(CLINT_MTIME + 4);
+        lo = r32(CLINT_MTIME);
+    } while (r32(CLINT_MTIME + 4) != hi);
+    return (uint64_t)hi << 32 | lo;
+}
+
+uint64_t board_instret(void)
+{
+    uint32_t hi, lo, hi2;
+
+    do {
+        __asm__ volatile("csrr %0, minstreth" : "=r"(hi));
+        __asm__ volatile("csrr %0, minstret" : "=r"(lo));
+        __asm__ volatile("csrr %0, minstreth" : "=r"(hi2));
+    } while (hi != hi2);
+    return (uint64_t)hi << 32 | lo;
+}
+#endif
 
 static uintptr_t ecam(unsigned dev, unsigned fn, unsigned off)
 {
@@ -119,7 +150,13 @@ void board_wait(uint64_t deadline)
 {
     /* Called with MIE clear: wfi still wakes for a pending enabled source,
      * and the caller's enable then takes it. */
+#if __riscv_xlen == 64
     *(volatile uint64_t *)CLINT_MTIMECMP = deadline;
+#else
+    w32(CLINT_MTIMECMP + 4, 0xFFFFFFFFu); /* no early match while the halves change */
+    w32(CLINT_MTIMECMP, (uint32_t)deadline);
+    w32(CLINT_MTIMECMP + 4, (uint32_t)(deadline >> 32));
+#endif
     __asm__ volatile("csrs mie, %0" ::"r"(MIE_MTIE));
     if (board_ticks() < deadline)
         __asm__ volatile("wfi" ::: "memory");
