@@ -6,13 +6,13 @@
 # (each CPU's own counter, see the boards), and 4 KiB READs per second of
 # emulated time without -icount. Every boot is a full tests/firmware/run.sh
 # boot, so the figures come only from boots whose proofs all passed.
-# usage: examples/firmware/bench.sh [WORK_DIR]     (about 3 minutes, one VM at a time)
+# usage: [BOARDS="..."] examples/firmware/bench.sh [WORK_DIR]   (about 4 minutes, one VM at a time)
 set -eu
 src=$(cd "$(dirname "$0")/../.." && pwd)
 work=${1:-/tmp/pcam-fw-bench}
 mkdir -p "$work"
 cc -O2 -o "$work/fwcheck" "$src/tests/firmware/fwcheck.c"
-boards="riscv64-virt arm-virt mips-malta"
+boards=${BOARDS:-riscv64-virt riscv32-virt arm-virt mips-malta}
 
 echo "## Sizes (bytes; text includes read-only data)"
 echo

@@ -71,12 +71,15 @@ esac
 
 set +e
 # shellcheck disable=SC2086
-flock /tmp/pcam-vm.lock timeout 150 $qemu $machine -m 128M -nodefaults -display none \
+# The boot's own time (lock wait excluded) goes to $log.time.
+flock /tmp/pcam-vm.lock sh -c 't0=$(date +%s.%N); timeout 150 "$@"; rc=$?
+  echo "$t0 $(date +%s.%N)" | awk "{ printf \"%.1f\n\", \$2 - \$1 }" >"$0"; exit $rc' \
+  "$log.time" $qemu $machine -m 128M -nodefaults -display none \
   -serial stdio -kernel "$fw/fw.elf" ${FW_QEMU_EXTRA:-} $devs </dev/null >"$log" 2>&1
 rc=$?
 set -e
 tr -d '\r' <"$log" | sed "s/^/[$board $case] /"
-echo "run.sh: QEMU exit status $rc"
+echo "run.sh: QEMU exit status $rc after $(cat "$log.time" 2>/dev/null || echo '?') s"
 
 fail() { echo "FAIL: $board $case: $*"; exit 1; }
 [ $rc -ne 124 ] || fail "QEMU was killed after 150 s: the firmware hung past its watchdog"
@@ -104,7 +107,10 @@ if [ "$case" = lsi53c895a ]; then
   most=$(awk '/lsi_do_msgout_simplequeue/ { n++; if (n > m) m = n }
               /lsi_command_complete/ { if (n > 0) n-- } END { print m + 0 }' "$trace")
   echo "run.sh: QEMU's trace: up to $most tagged commands in the LSI model at once"
-  [ "$most" -ge 4 ] || fail "QEMU's trace shows fewer than 4 tagged commands in flight"
+  # How many overlap depends on how fast the host's disk I/O finishes
+  # against the guest (usually all 16; once 2 under -icount on a loaded
+  # host), so the test asks for overlap itself: 2 or more at once.
+  [ "$most" -ge 2 ] || fail "QEMU's trace shows no two tagged commands in flight at once"
 fi
 "$fwcheck" "$img0" 1000 64 0x11 2000 64 0x22 || fail "the disk image does not hold the patterns"
 echo "PASS: $board $case: $(grep -c '^PROOF ok' "$log") proofs, patterns found in the image"
