@@ -34,20 +34,22 @@ run() { # board chip extra-qemu-args -> the boot's log
     { tail -n 20 "$work/$1-$2.out"; echo "bench: $1 $2 failed" >&2; exit 1; }
   tr -d '\r' <"$work/$1-$2.log"
 }
-fig() { # mode depth field, the log on stdin -> the number
-  grep "^FIGURE [a-z0-9]* $1 depth $2:" | sed 's/.*: \([0-9]*\) reads\/s, \([0-9]*\) pcam.*/\1 \2/' |
-    awk -v f="$3" '{print $f}'
+fig() { # mode depth field, the log on stdin -> the number (field 3: the core's share, or -)
+  grep "^FIGURE [a-z0-9]* $1 depth $2:" |
+    sed 's/.*: \([0-9]*\) reads\/s, \([0-9]*\) pcam[^;]*\(; back-end ops [0-9]*, core \([0-9]*\)\)*$/\1 \2 \4/' |
+    awk -v f="$3" '{print ($f == "" ? "-" : $f)}'
 }
 
 echo "## Per 4 KiB READ (interrupt mode; instructions under -icount shift=0, reads/s without)"
 echo
-echo "| board | chip | pcam instructions, depth 1 | depth 16 | reads/s, depth 1 | depth 16 | polled reads/s, depth 1 |"
-echo "|---|---|---:|---:|---:|---:|---:|"
+echo "| board | chip | pcam instructions, depth 1 | depth 16 | of which the core, depth 1 | depth 16 | reads/s, depth 1 | depth 16 | polled reads/s, depth 1 |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 for b in $boards; do
   for c in am53c974 lsi53c895a; do
     ic=$(run $b $c "-icount shift=0")
     rt=$(run $b $c "")
     echo "| $b | $c | $(echo "$ic" | fig irq 1 2) | $(echo "$ic" | fig irq 16 2) |" \
+         "$(echo "$ic" | fig irq 1 3) | $(echo "$ic" | fig irq 16 3) |" \
          "$(echo "$rt" | fig irq 1 1) | $(echo "$rt" | fig irq 16 1) | $(echo "$rt" | fig polled 1 1) |"
   done
 done

@@ -12,6 +12,7 @@
 
 #include "fw_board.h"
 #include "pcam/pcam.h"
+#include "pcam/pcam_hal.h"
 
 /* fw_lib.c provides these; the compiler may also call them on its own. */
 void *memcpy(void *dst, const void *src, size_t n);
@@ -50,5 +51,9 @@ uint64_t fw_now_ns(void);
 uint64_t fw_ns_to_ticks(uint64_t ns);
 /* Instructions spent inside pcam (core and back-end) since the last reset. */
 extern uint64_t fw_pcam_insns;
+
+/* fw_meter.c: count the instructions of a phase-level back-end's ops. */
+void fw_meter_wrap(pcam_hal *hal);
+extern uint64_t fw_backend_insns;
 
 #endif /* FW_H */
