@@ -6,8 +6,9 @@
  */
 #include "aspi_internal.h"
 
-/* HA_ManagerId: the name clients print for the manager. */
-static const char manager_id[] = "ASPI for WIN32";
+/* HA_ManagerId: the name clients print for the manager. It says whose
+ * manager answers (not Adaptec's "ASPI for WIN32"): device lists show it. */
+static const char manager_id[] = "pcam ASPI Win32";
 
 static DWORD done(SRB_Header *h, BYTE st)
 {

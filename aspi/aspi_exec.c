@@ -235,7 +235,7 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
     c->u.io.sense = srb->SRB_SenseLen != 0 ? srb->SenseArea : NULL;
     c->u.io.sense_len = srb->SRB_SenseLen;
     c->u.io.tag_action = PCAM_TAG_SIMPLE;
-    c->u.io.retries = 0;
+    c->u.io.retries = PCAM_HOST_RETRIES; /* ASPI applications retry themselves */
     srb->SRB_HaStat = HASTAT_OK;
     srb->SRB_TargStat = 0;
     return submit(ad, r, &srb->SRB_Status);

@@ -81,10 +81,16 @@ uint32_t pcam_aspi_run_ccb(pcam_aspi_adapter *ad, pcam_ccb *ccb)
     return ccb->status;
 }
 
-pcam_err pcam_aspi_add_adapter(pcam_aspi_adapter *ad, pcam_bus *bus,
-                               const pcam_aspi_adapter_ops *ops, void *ctx,
-                               pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id)
+pcam_err pcam_aspi_add_adapter_abi(const pcam_abi *abi, size_t adapter_size, size_t req_size,
+                                   pcam_aspi_adapter *ad, pcam_bus *bus,
+                                   const pcam_aspi_adapter_ops *ops, void *ctx,
+                                   pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id)
 {
+    /* The adapter's timeout table is sized by PCAM_CFG_MAX_TARGETS: refuse
+     * storage laid out by other switches before the memset below. */
+    if (pcam_abi_check(abi, NULL, 0) != PCAM_OK || adapter_size != sizeof(pcam_aspi_adapter) ||
+        req_size != sizeof(pcam_aspi_req))
+        return PCAM_ERR_ABI;
     if (ad == NULL || bus == NULL || ops == NULL || reqs == NULL || ops->lock == NULL ||
         ops->unlock == NULL || ops->wait == NULL)
         return PCAM_ERR_NULL;

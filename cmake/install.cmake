@@ -80,11 +80,15 @@ function(pcam_install_component)
                                $<INSTALL_INTERFACE:${hdir}/${C_HEADER_DIR}>)
     set(extra_cflags " -I\${includedir}/pcam/${C_HEADER_DIR}")
   endif()
+  # Every installed header, for the API reference's input (docs/CMakeLists.txt).
+  set_property(GLOBAL APPEND PROPERTY PCAM_INSTALL_HEADER_FILES ${C_HEADERS} ${C_DIR_HEADERS})
   if(C_HEADERS)
     install(FILES ${C_HEADERS} DESTINATION ${hdir} COMPONENT ${C_NAME})
     set_property(GLOBAL APPEND PROPERTY PCAM_INSTALL_CLAIMED ${C_HEADERS})
   endif()
   if(C_HEADERS_REST)
+    file(GLOB rest CONFIGURE_DEPENDS ${C_HEADERS_REST}/*.h)
+    set_property(GLOBAL APPEND PROPERTY PCAM_INSTALL_HEADER_FILES ${rest})
     set_property(GLOBAL PROPERTY PCAM_INSTALL_REST_DIR ${C_HEADERS_REST})
     set_property(GLOBAL PROPERTY PCAM_INSTALL_REST_COMP ${C_NAME})
   endif()
@@ -105,6 +109,9 @@ function(pcam_install_component)
   endif()
   string(JOIN " " PC_LIBS "-L\${libdir} -l${out}" ${C_LIBS})
   set(PC_CFLAGS "-I\${includedir}${extra_cflags}")
+  # Informational: the switches the installed headers already carry
+  # (cmake/config.cmake); nothing a user must add to the flags.
+  get_property(PC_CONFIG GLOBAL PROPERTY PCAM_CONFIG_SUMMARY)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/pcam-component.pc.in
                  ${PROJECT_BINARY_DIR}/pkgconfig/${PC_NAME}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${PC_NAME}.pc
@@ -125,9 +132,11 @@ function(_pcam_install_finish)
   get_property(claimed GLOBAL PROPERTY PCAM_INSTALL_CLAIMED)
   if(rest_dir)
     file(GLOB rest CONFIGURE_DEPENDS ${rest_dir}/*.h)
+    # By name: a component may install a generated header in place of the
+    # source one (the core's recorded pcam_config.h, cmake/config.cmake).
     foreach(h ${claimed})
-      get_filename_component(h ${h} ABSOLUTE)
-      list(REMOVE_ITEM rest ${h})
+      get_filename_component(n ${h} NAME)
+      list(REMOVE_ITEM rest ${rest_dir}/${n})
     endforeach()
     # A header named after a library target (pcam_sym.h and pcam_sym) is that
     # library's: installing it with the core would ship it without its code.
@@ -153,6 +162,7 @@ function(_pcam_install_finish)
     string(APPEND PCAM_FIND_DEPS "find_dependency(${d})\n")
   endforeach()
   set(PCAM_COMPONENTS ${comps})
+  get_property(PCAM_CONFIG_SUMMARY GLOBAL PROPERTY PCAM_CONFIG_SUMMARY)
   configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/pcamConfig.cmake.in
     ${PROJECT_BINARY_DIR}/pcamConfig.cmake INSTALL_DESTINATION ${PCAM_CMAKE_DIR})
   write_basic_package_version_file(${PROJECT_BINARY_DIR}/pcamConfigVersion.cmake

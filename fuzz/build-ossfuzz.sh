@@ -27,6 +27,15 @@ for f in "$src"/core/*/*.c "$src"/hal/sim/*.c "$src"/aspi/*.c; do
     $CC $CFLAGS -std=c99 $inc -c "$f" -o "$o"
     objs="$objs $o"
 done
+# Parsers outside the libraries: wnaspi32.ini's (aspi/win32, plain C) with
+# pcamctl's topology parser, which it calls (fuzz_wnaspi32_ini).
+inc="$inc -I$src/aspi/win32 -I$src/examples/pcamctl -I$src/tests/support"
+for f in "$src"/aspi/win32/w32_ini.c "$src"/aspi/win32/w32_config.c "$src"/examples/pcamctl/simspec.c; do
+    o=$work/$(echo "$f" | sed "s|$src/||; s|/|_|g; s|\.c$|.o|")
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -std=c99 -D_POSIX_C_SOURCE=200809L $inc -c "$f" -o "$o"
+    objs="$objs $o"
+done
 ar rcs "$work/libpcamfuzz.a" $objs
 for t in "$src"/fuzz/fuzz_*.c; do
     name=$(basename "$t" .c)

@@ -68,7 +68,7 @@ if ctl read 0 --lba 4240 --count 8 -o "$w/bad.bin" 2>"$w/err.txt"; then
   exit 1
 fi
 cat "$w/err.txt"
-echo "(exit status 1; 4242 = 0x1092, the INFORMATION field)"
+echo "(exit status 3, a medium error, as sg3_utils says it; 4242 = 0x1092, the INFORMATION field; the 2 good blocks before it are kept)"
 
 say "6. A VCD trace of one tagged READ on the bus"
 ctl trace -o "$w/read.vcd" read 0 --lba 2048 --count 8 -o "$w/traced.bin"

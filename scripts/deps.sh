@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # Install the Debian 12 packages pcam's build, tests and demo need.
 # As root it runs apt-get; otherwise it names what is missing and fails.
-# usage: scripts/deps.sh [demo|test]   (default: test, the full set)
+# usage: scripts/deps.sh [demo|test|AREA]   (default: test, the full set;
+#        AREA: one area below, with base)
 #
 # One variable per area, so that each area's tests name what they need:
 #   base    the build and the demo
@@ -11,11 +12,13 @@
 #   uefi    OVMF, gnu-efi and the FAT tools for osshim/uefi's boots
 #   linux   the Debian kernel headers (the image itself is unpacked by
 #           tests/linux, see there), the initramfs and the guest tools
-#   win32   mingw cross compilers and Wine (32-bit: needs the i386 arch)
+#   win32   mingw cross compilers and Wine: wine64 runs the x86_64 DLL
+#           everywhere, wine32 (the i386 arch) the i686 one where the
+#           kernel runs i386 programs
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
-#   firmware QEMU's RISC-V, Arm and MIPS boards and ld.lld for the bare-metal
-#           firmware boots (examples/firmware; the gcc cross compilers are in
-#           check, clang --target=mips-unknown-elf is check's clang)
+#   firmware the bare-metal boots (examples/firmware): QEMU's RISC-V, Arm and
+#           MIPS boards, the RISC-V and Arm gcc cross compilers, clang and
+#           ld.lld for the big-endian MIPS build
 set -eu
 what=${1:-test}
 base="build-essential cmake pkg-config"
@@ -23,14 +26,15 @@ check="libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-
 qemu="qemu-system-x86 qemu-user"
 uefi="ovmf gnu-efi mtools dosfstools"
 linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"
-win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine32"
+win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
 tools="afl++ llvm gnuplot"
-firmware="qemu-system-misc qemu-system-arm qemu-system-mips lld"
-if [ "$what" = test ]; then
-  pkgs="$base $check $qemu $uefi $linux $win32 $tools $firmware"
-else
-  pkgs="$base libcmocka-dev doxygen valgrind"
-fi
+firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
+case "$what" in
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $tools $firmware" ;;
+  demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
+  check|qemu|uefi|linux|win32|tools|firmware) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|tools|firmware]" >&2; exit 2 ;;
+esac
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -19,7 +19,6 @@
  */
 #include "w32_host.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,22 +30,16 @@ static CRITICAL_SECTION g_cs;
 static w32_adapter g_ad[PCAM_ASPI_MAX_ADAPTERS];
 static unsigned g_nad;
 static char g_dir[MAX_PATH];
-
-void w32_log(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "wnaspi32 (pcam): %s\n", msg);
-    fflush(stderr);
-    OutputDebugStringA(msg);
-}
+static char g_path[MAX_PATH];
 
 const char *w32_dll_dir(void)
 {
     return g_dir;
+}
+
+const char *w32_dll_path(void)
+{
+    return g_path;
 }
 
 uint64_t w32_real_ns(void)
@@ -248,22 +241,27 @@ static BOOL CALLBACK init_once(PINIT_ONCE once, PVOID param, PVOID *context)
     DWORD n = g_module != NULL ? GetModuleFileNameA(g_module, g_dir, sizeof g_dir) : 0;
     if (n == 0 || n >= sizeof g_dir)
         g_dir[0] = '\0';
+    memcpy(g_path, g_dir, sizeof g_path);
     char *slash = strrchr(g_dir, '\\');
     if (slash != NULL)
         slash[1] = '\0';
     else
         g_dir[0] = '\0';
 
-    const w32_backend *be = pick_backend();
-    char err[400];
+    char err[600];
     err[0] = '\0';
+    const w32_backend *be = NULL;
+    if (w32_setup_read(err, sizeof err) == 0)
+        be = pick_backend();
     if (be == NULL || be->open(err, sizeof err) != 0) {
         if (err[0] != '\0')
             w32_log("%s; ASPI stays uninitialised", err);
         stop_adapters();
         pcam_aspi_shutdown(); /* GetASPI32SupportInfo: SS_FAILED_INIT */
+        w32_setup_done(true);
         return TRUE;
     }
+    w32_setup_done(false);
     /* Service threads run this module's code from now on. */
     HMODULE pin;
     if (g_module != NULL)

@@ -56,16 +56,38 @@ typedef struct w32_adapter {
  * thread. 0, or -1 with a reason in err. */
 int w32_attach(const w32_backend *be, void *be_ctx, pcam_bus *bus, char *err, size_t cap);
 
-/* A message for the user: stderr (console programs show it) and the
- * debugger (OutputDebugString). */
-void w32_log(const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 1, 2)))
+#define W32_PRINTF __attribute__((format(printf, 1, 2)))
+#else
+#define W32_PRINTF
 #endif
-    ;
+
+/* An error for the user: stderr (console programs show it), the debugger
+ * (OutputDebugString) and the log file (w32_setup.c). */
+void w32_log(const char *fmt, ...) W32_PRINTF;
+/* Information (which ini was read): the debugger and the log file only. */
+void w32_note(const char *fmt, ...) W32_PRINTF;
+
+/* ---- settings (w32_setup.c) ---- */
+struct w32_config;
+struct simspec;
+/* Find wnaspi32.ini (beside the program, then beside the DLL), say which,
+ * and read it. 0 (also when there is none), or -1 with the reason. */
+int w32_setup_read(char *err, size_t cap);
+/* What it said (all empty without an ini). */
+const struct w32_config *w32_setup_config(void);
+/* PCAM_ASPI_SIM=@FILE: the [topology] of that file (wnaspi32.ini's
+ * format, paths relative to its folder). 0, or -1 with the reason. */
+int w32_setup_topology_file(const char *path, struct simspec *spec, char *err, size_t cap);
+/* The initialisation ended (failed: ASPI answers SS_FAILED_INIT): write
+ * its lines to the log the ini names, or on failure to the default log,
+ * and say where. Later messages go straight to the log in use. */
+void w32_setup_done(bool failed);
 
 /* The folder wnaspi32.dll was loaded from, with a trailing backslash. */
 const char *w32_dll_dir(void);
+/* Its full path ("" when unknown). */
+const char *w32_dll_path(void);
 
 /* Real time in nanoseconds (QueryPerformanceCounter). */
 uint64_t w32_real_ns(void);

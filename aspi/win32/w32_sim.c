@@ -4,13 +4,14 @@
  * user describes, as ASPI host adapter 0.
  *
  * The topology is the grammar of pcamctl's --sim (examples/pcamctl/
- * simspec.c, built in here unchanged so both read one grammar):
+ * simspec.c, built in here unchanged so both read one grammar; file= takes
+ * Windows paths, w32_config.c):
  *   1. the environment variable PCAM_ASPI_SIM: a topology, or @FILE;
- *   2. else wnaspi32.ini in the folder of the DLL, if it exists (the same
- *      text: items on lines or comma-separated, '#' comments);
+ *   2. else the [topology] of the wnaspi32.ini w32_setup.c found;
  *   3. else the default below.
  * Media live in memory (zeros at start) unless a disk says file=PATH, which
- * maps that file (kept between runs, as with pcamctl).
+ * maps that file (kept between runs, as with pcamctl). The adapter calls
+ * itself what it is: HA_Identifier "Simulated SCSI".
  *
  * Time: the bus runs on simulated time, paced against real time at
  * PACE simulated ns per real ns, so a command timeout of seconds passes in
@@ -25,6 +26,7 @@
 
 #include "ctl.h"
 #include "pcam_sim.h"
+#include "w32_config.h"
 
 /* A disk, a two-LUN disk and a CD-ROM with a medium: enough for a scanner
  * to show something of every kind. */
@@ -51,28 +53,36 @@ typedef struct w32_sim {
 
 static w32_sim g_sim;
 
-static char *read_topology(char *err, size_t cap, const char **where)
+/* The topology, first found wins: PCAM_ASPI_SIM (a topology, or @FILE in
+ * wnaspi32.ini's format), the ini's [topology], the default. */
+static int get_topology(simspec *spec, char *err, size_t cap, const char **where)
 {
     char buf[4096];
+    const w32_config *cfg = w32_setup_config();
     DWORD n = GetEnvironmentVariableA("PCAM_ASPI_SIM", buf, sizeof buf);
     if (n >= sizeof buf) {
         snprintf(err, cap, "PCAM_ASPI_SIM is longer than %u characters", (unsigned)sizeof buf - 1);
-        return NULL;
+        return -1;
     }
     if (n != 0) {
         *where = "PCAM_ASPI_SIM";
+        w32_note("topology: PCAM_ASPI_SIM=%s%s", buf,
+                 cfg->has_topology ? " (it overrides the ini's [topology])" : "");
+        /* Relative paths: the working folder, as for any file named on the
+         * command line. */
         if (buf[0] == '@')
-            return simspec_read_file(buf + 1, err, cap);
-        return _strdup(buf);
+            return w32_setup_topology_file(buf + 1, spec, err, cap);
+        return w32_config_topology(buf, "", spec, err, cap);
     }
-    char ini[MAX_PATH + 16];
-    snprintf(ini, sizeof ini, "%swnaspi32.ini", w32_dll_dir());
-    if (w32_dll_dir()[0] != '\0' && GetFileAttributesA(ini) != INVALID_FILE_ATTRIBUTES) {
+    if (cfg->has_topology) {
         *where = "wnaspi32.ini";
-        return simspec_read_file(ini, err, cap);
+        w32_note("topology: the ini's [topology]");
+        *spec = cfg->spec;
+        return 0;
     }
     *where = "the default topology";
-    return _strdup(DEFAULT_TOPOLOGY);
+    w32_note("topology: the default, %s", DEFAULT_TOPOLOGY);
+    return w32_config_topology(DEFAULT_TOPOLOGY, "", spec, err, cap);
 }
 
 static uint8_t *map_file(sim_media *m, const char *path, uint64_t len, char *err, size_t cap)
@@ -103,7 +113,15 @@ static uint8_t *map_file(sim_media *m, const char *path, uint64_t len, char *err
 static int add_target(w32_sim *s, uint8_t id, char *err, size_t cap)
 {
     const spec_target *t = &s->spec.t[id];
-    if (pcam_sim_add_target(s->sim, id, &t->tc) != 0) {
+    pcam_sim_target_config tc = t->tc;
+    if (t->after_scan) {
+        /* "afterscan": busy=, hang=, busfree= and badphase= start once the scan is done (sim_build). */
+        tc.busy_next = 0;
+        tc.hang_next = 0;
+        tc.unexpected_free_next = 0;
+        tc.illegal_phase_next = 0;
+    }
+    if (pcam_sim_add_target(s->sim, id, &tc) != 0) {
         snprintf(err, cap, "cannot add target %u", id);
         return -1;
     }
@@ -209,6 +227,8 @@ static int sim_build(w32_sim *s, char *err, size_t cap)
     sc.width = s->spec.width;
     sc.initiator_id = s->spec.initiator;
     sc.seed = s->spec.seed;
+    /* SC_HA_INQUIRY's HA_Identifier, which device lists show. */
+    sc.chip_name = "Simulated SCSI";
     if (sc.width == 8)
         sc.cap_flags &= ~(uint32_t)PCAM_HAL_CAP_WIDE;
     s->sim = pcam_sim_create(&sc);
@@ -264,6 +284,17 @@ static int sim_build(w32_sim *s, char *err, size_t cap)
         snprintf(err, cap, "the bus scan failed (status %#x)", (unsigned)ccb.status);
         return -1;
     }
+    /* Faults given with "afterscan" start now, as in pcamctl (one grammar). */
+    for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
+        const spec_target *t = &s->spec.t[id];
+        pcam_sim_target_config *tc;
+        if (t->kind == SPEC_NONE || !t->after_scan || (tc = pcam_sim_target_cfg(s->sim, (uint8_t)id)) == NULL)
+            continue;
+        tc->busy_next = t->tc.busy_next;
+        tc->hang_next = t->tc.hang_next;
+        tc->unexpected_free_next = t->tc.unexpected_free_next;
+        tc->illegal_phase_next = t->tc.illegal_phase_next;
+    }
     return 0;
 }
 
@@ -271,16 +302,9 @@ static int sim_open(char *err, size_t cap)
 {
     w32_sim *s = &g_sim;
     const char *where = "";
-    char perr[256];
+    char perr[500];
     memset(s, 0, sizeof *s);
-    char *text = read_topology(perr, sizeof perr, &where);
-    if (text == NULL) {
-        snprintf(err, cap, "%s", perr);
-        return -1;
-    }
-    int rc = simspec_parse(text, &s->spec, perr, sizeof perr);
-    free(text);
-    if (rc != 0) {
+    if (get_topology(&s->spec, perr, sizeof perr, &where) != 0) {
         snprintf(err, cap, "bad topology in %s: %s", where, perr);
         return -1;
     }

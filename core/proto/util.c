@@ -3,7 +3,7 @@
 #include "pcam/pcam_err.h"
 #include "pcam_util.h"
 
-/* The texts of PCAM_OK, PCAM_ERR_NULL (-1) ... PCAM_ERR_UNSUPPORTED (-8) in
+/* The texts of PCAM_OK, PCAM_ERR_NULL (-1) ... PCAM_ERR_ABI (-9) in
  * that order, then the text of any other value: one string, no pointer table. */
 static const char err_texts[] =
     "success\0"
@@ -15,12 +15,13 @@ static const char err_texts[] =
     "unknown or invalid format\0"
     "reserved or undefined code\0"
     "not supported\0"
+    "caller and library configurations differ\0"
     "unknown error";
 
 const char *pcam_strerror(int err)
 {
     const char *p = err_texts;
-    unsigned skip = err <= 0 && err >= PCAM_ERR_UNSUPPORTED ? (unsigned)-err : 9u;
+    unsigned skip = err <= 0 && err >= PCAM_ERR_ABI ? (unsigned)-err : 10u;
     while (skip-- > 0)
         while (*p++ != '\0')
             ;

@@ -36,9 +36,24 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
     cfg->polled = false;
 }
 
-pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
-                       const pcam_platform *plat, pcam_lun *luns, size_t nluns)
+pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_config *cfg,
+                           const pcam_hal *hal, const pcam_platform *plat, pcam_lun *luns,
+                           size_t nluns)
 {
+    /* Before anything is written: storage laid out by other switches than
+     * ours would be overrun (or only partly set up) by what follows. */
+    char why[64];
+    if (pcam_abi_check(abi, why, sizeof why) != PCAM_OK) {
+        if (plat != NULL && plat->log != NULL) {
+            char line[128];
+            pcam_strbuf sb;
+            pcam_sb_init(&sb, line, sizeof line);
+            pcam_sb_puts(&sb, "pcam: bus storage refused, configurations differ: ");
+            pcam_sb_puts(&sb, why);
+            plat->log(plat->ctx, PCAM_LOG_ERROR, line);
+        }
+        return PCAM_ERR_ABI;
+    }
     if (bus == NULL || hal == NULL || hal->ops == NULL || plat == NULL || plat->now_ns == NULL ||
         luns == NULL)
         return PCAM_ERR_NULL;
@@ -53,6 +68,15 @@ pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal
     bus->hal = *hal;
     bus->plat = *plat;
     o->get_caps(hal->sc, &bus->caps);
+    /* A core built without the script/command-level path cannot drive such
+     * a chip: say which switch, rather than blame a missing op. The switch
+     * name is the log line's detail, kept with PCAM_CFG_LOG_TEXT 0 too. */
+    if (!PCAM_CFG_CMDLEVEL && (bus->caps.profile == PCAM_HAL_SCRIPT_LEVEL ||
+                               bus->caps.profile == PCAM_HAL_COMMAND_LEVEL)) {
+        pcam_core_log(bus, PCAM_LOG_ERROR, "script- and command-level back-ends are not built in",
+                      "PCAM_CFG_CMDLEVEL is 0");
+        return PCAM_ERR_UNSUPPORTED;
+    }
     /* Which ops are required depends on who runs the phases. */
     if (!pcam_dec_hal_ok(hal, bus->caps.profile))
         return PCAM_ERR_NULL;
@@ -471,4 +495,18 @@ uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun)
         return 0;
     size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
     return i < bus->nluns ? bus->luns[i].depth : 0;
+}
+
+bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    if (bus == NULL || target >= PCAM_MAX_TARGETS || lun >= bus->cfg.luns_per_target)
+        return false;
+    size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
+    if (i >= bus->nluns)
+        return false;
+    /* The same two facts the queue asks before it sends a tag message
+     * (pcam_q_wants_tag()): CmdQue in INQUIRY, and no MESSAGE REJECT of a tag. */
+    const pcam_lun *l = &bus->luns[i];
+    return (l->flags & PCAM_LUNF_PRESENT) != 0 && (l->flags & PCAM_LUNF_TAGGED) != 0 &&
+           (bus->targets[target].flags & PCAM_TGTF_NO_TAGS) == 0;
 }

@@ -41,18 +41,18 @@ static void *map_file(ctl *c, const char *path, size_t len, int *rc)
     struct stat st;
     void *p;
     if (fd < 0) {
-        *rc = ctl_err(c, CTL_EFAIL, "cannot open the media file %s: %s", path, strerror(errno));
+        *rc = ctl_err(c, CTL_EFILE, "cannot open the media file %s: %s", path, strerror(errno));
         return NULL;
     }
     if (fstat(fd, &st) != 0 || ((size_t)st.st_size < len && ftruncate(fd, (off_t)len) != 0)) {
-        *rc = ctl_err(c, CTL_EFAIL, "cannot size the media file %s: %s", path, strerror(errno));
+        *rc = ctl_err(c, CTL_EFILE, "cannot size the media file %s: %s", path, strerror(errno));
         close(fd);
         return NULL;
     }
     p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED) {
-        *rc = ctl_err(c, CTL_EFAIL, "cannot map the media file %s: %s", path, strerror(errno));
+        *rc = ctl_err(c, CTL_EFILE, "cannot map the media file %s: %s", path, strerror(errno));
         return NULL;
     }
     return p;
@@ -61,7 +61,15 @@ static void *map_file(ctl *c, const char *path, size_t len, int *rc)
 static int add_target(ctl *c, uint8_t id)
 {
     const spec_target *t = &c->spec.t[id];
-    int rc = pcam_sim_add_target(c->rig.sim, id, &t->tc);
+    pcam_sim_target_config tc = t->tc;
+    if (t->after_scan) {
+        /* Armed after the scan (arm_after_scan). */
+        tc.busy_next = 0;
+        tc.hang_next = 0;
+        tc.unexpected_free_next = 0;
+        tc.illegal_phase_next = 0;
+    }
+    int rc = pcam_sim_add_target(c->rig.sim, id, &tc);
     if (rc != 0)
         return ctl_err(c, CTL_EUSAGE, "cannot add target %u: %s", id, pcam_strerror(rc));
     for (uint8_t l = 0; l < t->luns; l++) {
@@ -83,7 +91,7 @@ static int add_target(ctl *c, uint8_t id)
                 void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
                                -1, 0);
                 if (p == MAP_FAILED)
-                    return ctl_err(c, CTL_EFAIL, "cannot allocate %zu bytes for target %u", len, id);
+                    return ctl_err(c, CTL_EOTHER, "cannot allocate %zu bytes for target %u", len, id);
                 store = p;
             }
             c->media[id][l] = store;
@@ -159,7 +167,7 @@ static void sim_close(ctl *c)
         /* A few idle microseconds so the waveform ends with the bus free. */
         pcam_sim_advance(c->rig.sim, pcam_sim_now(c->rig.sim) + 2000);
         if (pcam_sim_vcd_close(c->rig.sim) != 0)
-            ctl_err(c, CTL_EFAIL, "writing %s failed", c->vcd_path);
+            ctl_err(c, CTL_EFILE, "writing %s failed", c->vcd_path);
     }
     pcam_sim_set_log(c->rig.sim, NULL);
     simrig_fini(&c->rig);
@@ -254,16 +262,21 @@ pcam_bus *ctl_bus(ctl *c)
     return &c->rig.bus;
 }
 
-/* What went wrong during the scan, from the event ring: a target that
+/* What went wrong during a scan: a target that answered BUSY to the end,
  * timed out, needed a reset or broke the protocol is left out of the table,
  * and the user should hear why instead of seeing one device fewer. The
- * events stay readable for nobody afterwards (reset reads its own). */
-static void scan_report(ctl *c)
+ * event ring names what the core did (read here, so it is gone for later
+ * readers; reset reads its own), the per-target counters since `before`
+ * (NULL: a new bus) what the target answered. A target the table holds
+ * after all (the recovery worked) is not one the scan failed on. */
+void ctl_scan_review(ctl *c, const pcam_counters *before)
 {
     pcam_event ev[PCAM_EVENT_RING];
     size_t n = pcam_bus_read_events(ctl_bus(c), ev, PCAM_EVENT_RING);
     uint32_t seen[PCAM_MAX_TARGETS];
     memset(seen, 0, sizeof seen);
+    c->scan_trouble = 0;
+    memset(c->scan_why, 0, sizeof c->scan_why);
     for (size_t i = 0; i < n; i++) {
         uint16_t code = ev[i].code;
         if (code != PCAM_EV_TIMEOUT && code != PCAM_EV_ABORT_SENT && code != PCAM_EV_BDR_SENT &&
@@ -274,12 +287,67 @@ static void scan_report(ctl *c)
             if (seen[ev[i].target] & (1u << code))
                 continue;
             seen[ev[i].target] |= 1u << code;
-            c->scan_trouble |= (uint16_t)(1u << ev[i].target);
-            ctl_warn(c, "scan: target %u: %s%s", ev[i].target, ctl_event_name(code),
-                     code == PCAM_EV_TIMEOUT ? " (it accepted a command and did not finish it)" : "");
+            const char *what = code == PCAM_EV_TIMEOUT     ? "it accepted a command and did not finish it in time"
+                               : code == PCAM_EV_ABORT_SENT ? "the core sent it ABORT TASK"
+                               : code == PCAM_EV_BDR_SENT   ? "the core sent it BUS DEVICE RESET"
+                               : code == PCAM_EV_LUN_RESET  ? "the core sent it LOGICAL UNIT RESET"
+                               : code == PCAM_EV_PARITY     ? "a parity error on its bytes"
+                               : code == PCAM_EV_UNEXP_FREE ? "it let go of the bus in the middle of a command"
+                               : code == PCAM_EV_BAD_PHASE  ? "it went to a bus phase the protocol does not allow there"
+                                                            : "the bus was reset";
+            ctl_warn(c, "scan: target %u: %s (event %s)", ev[i].target, what, ctl_event_name(code));
         } else if (code == PCAM_EV_BUS_RESET) {
             ctl_warn(c, "scan: the bus was reset (recovery)");
         }
+    }
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS && t <= ctl_max_target(c); t++) {
+        pcam_counters k, z;
+        pcam_ccb ccb;
+        memset(&z, 0, sizeof z);
+        const pcam_counters *b = before != NULL ? &before[t] : &z;
+        if (t == c->spec.initiator || pcam_bus_get_counters(ctl_bus(c), (uint8_t)t, &k) != PCAM_OK)
+            continue;
+        memset(&ccb, 0, sizeof ccb);
+        ccb.func = PCAM_FN_GET_DEV;
+        ccb.target = (uint8_t)t;
+        if (ctl_sync(c, &ccb, 1000) == PCAM_REQ_CMP && ccb.u.dev.present)
+            continue;
+        const char *why = NULL;
+        if (k.timeouts != b->timeouts || (seen[t] & (1u << PCAM_EV_TIMEOUT)))
+            why = "it accepted a command and did not finish it (timeout)";
+        else if (k.busy != b->busy)
+            why = "it answered BUSY to the end of the core's retries";
+        else if (k.queue_fulls != b->queue_fulls)
+            why = "it answered TASK SET FULL to the end of the core's retries";
+        else if (k.parity_errors != b->parity_errors || (seen[t] & (1u << PCAM_EV_PARITY)))
+            why = "parity errors on its bytes";
+        else if (seen[t] & ((1u << PCAM_EV_UNEXP_FREE) | (1u << PCAM_EV_BAD_PHASE)))
+            why = "it broke the protocol (an unexpected bus free or phase)";
+        else if (k.check_conditions != b->check_conditions)
+            why = "INQUIRY ended in CHECK CONDITION";
+        else if (k.aborts != b->aborts || k.resets != b->resets || seen[t] != 0)
+            why = "the core had to abort or reset it";
+        if (why == NULL)
+            continue;
+        c->scan_trouble |= (uint16_t)(1u << t);
+        snprintf(c->scan_why[t], sizeof c->scan_why[t], "%s", why);
+        ctl_warn(c, "scan: target %u could not be scanned: %s", t, why);
+    }
+}
+
+/* Faults given with "afterscan" start now, so that a one-shot run's own
+ * command meets them instead of the scan. */
+static void arm_after_scan(ctl *c)
+{
+    for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
+        const spec_target *t = &c->spec.t[id];
+        pcam_sim_target_config *tc;
+        if (t->kind == SPEC_NONE || !t->after_scan || (tc = pcam_sim_target_cfg(c->rig.sim, (uint8_t)id)) == NULL)
+            continue;
+        tc->busy_next = t->tc.busy_next;
+        tc->hang_next = t->tc.hang_next;
+        tc->unexpected_free_next = t->tc.unexpected_free_next;
+        tc->illegal_phase_next = t->tc.illegal_phase_next;
     }
 }
 
@@ -290,9 +358,10 @@ static int start_trace(ctl *c)
         return 0;
     if (c->vcd_path != NULL && pcam_sim_vcd_open(c->rig.sim, c->vcd_path) != 0) {
         const char *path = c->vcd_path;
+        int e = errno;
         c->vcd_path = NULL;
         ctl_close(c);
-        return ctl_err(c, CTL_EFAIL, "cannot create %s", path);
+        return ctl_err(c, CTL_EFILE, "cannot create the trace %s: %s", path, e != 0 ? strerror(e) : "failed");
     }
     if (c->phases)
         pcam_sim_set_log(c->rig.sim, stdout);
@@ -315,11 +384,13 @@ int ctl_open(ctl *c)
         uint32_t st = ctl_sync(c, &scan, 120000);
         if (st != PCAM_REQ_CMP) {
             ctl_close(c);
-            return ctl_err(c, CTL_EFAIL, "bus scan failed: %s",
-                           st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+            return ctl_err(c, CTL_EOTHER, "bus scan failed: %s",
+                           ctl_status_sentence(st));
         }
-        scan_report(c);
+        ctl_scan_review(c, NULL);
     }
+    if (ctl_is_sim(c))
+        arm_after_scan(c);
     if (!c->vcd_with_scan && (rc = start_trace(c)) != 0)
         return rc;
     return 0;

@@ -38,8 +38,8 @@ static int tran(ctl *c, uint8_t func, uint8_t target, pcam_tran_type type, pcam_
         ccb.u.tran.settings = *s;
     uint32_t st = ctl_sync(c, &ccb, 1000);
     if (st != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "%s of target %u failed: %s",
-                       func == PCAM_FN_SET_TRAN ? "SET_TRAN" : "GET_TRAN", target, pcam_status_name(st));
+        return ctl_err(c, CTL_EOTHER, "%s of target %u failed: %s",
+                       func == PCAM_FN_SET_TRAN ? "SET_TRAN" : "GET_TRAN", target, ctl_status_sentence(st));
     if (func == PCAM_FN_GET_TRAN)
         *s = ccb.u.tran.settings;
     return 0;
@@ -130,7 +130,7 @@ int cmd_negotiate(ctl *c, int argc, char **argv)
         memset(&pi, 0, sizeof pi);
         pi.func = PCAM_FN_PATH_INQ;
         if (ctl_sync(c, &pi, 1000) != PCAM_REQ_CMP)
-            return ctl_err(c, CTL_EFAIL, "path inquiry failed");
+            return ctl_err(c, CTL_EOTHER, "path inquiry failed");
         unsigned minp = pi.u.pathinq.min_period, maxo = pi.u.pathinq.max_offset;
         /* Refuse what the chip cannot do rather than let the core quietly clamp it. */
         if (set_period && (period < minp || period > 0xFF))
@@ -287,7 +287,7 @@ static int run_load(ctl *c, uint8_t t, uint8_t l, uint32_t n, uint64_t *errors)
         return ctl_err(c, CTL_EUSAGE, "%u:%u is too small for the load", t, l);
     load_ccb *j = calloc(n, sizeof *j);
     if (j == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     uint64_t x = 0x9E3779B97F4A7C15ull;
     for (uint32_t i = 0; i < n; i++) {
         uint8_t cdb[16];
@@ -325,7 +325,7 @@ static int run_load(ctl *c, uint8_t t, uint8_t l, uint32_t n, uint64_t *errors)
     }
     free(j);
     if (left != 0)
-        return ctl_err(c, CTL_EFAIL, "%u of %u load commands did not complete", left, n);
+        return ctl_err(c, CTL_EOTHER, "%u of %u load commands did not complete", left, n);
     return 0;
 }
 
@@ -386,7 +386,7 @@ int cmd_tags(ctl *c, int argc, char **argv)
         ccb.u.relq.openings = (uint32_t)depth;
         uint32_t st = ctl_sync(c, &ccb, 1000);
         if (st != PCAM_REQ_CMP)
-            return ctl_err(c, CTL_EFAIL, "setting the depth of %u:%u failed: %s", t, l, pcam_status_name(st));
+            return ctl_err(c, CTL_EOTHER, "setting the depth of %u:%u failed: %s", t, l, ctl_status_sentence(st));
     }
     uint64_t errors = 0;
     if (load != 0 && (rc = run_load(c, t, l, (uint32_t)load, &errors)) != 0)
@@ -499,7 +499,6 @@ int cmd_reset(ctl *c, int argc, char **argv)
     int after = st == PCAM_REQ_CMP && !bus ? poke(c, t, l) : 0;
     if (c->json) {
         j_obj(NULL);
-        j_bool("ok", st == PCAM_REQ_CMP && after == 0);
         j_str("reset", bus ? "bus" : lun ? "lun" : "dev");
         if (!bus) {
             j_u64("target", t);
@@ -513,13 +512,13 @@ int cmd_reset(ctl *c, int argc, char **argv)
         j_done();
     } else {
         if (bus)
-            printf("%s: %s\n", what, st == 0xFFFFFFFFu ? "did not complete" : pcam_status_name(st));
+            printf("%s: %s\n", what, ctl_status_sentence(st));
         else
-            printf("%s to %u:%u: %s%s\n", what, t, l, st == 0xFFFFFFFFu ? "did not complete" : pcam_status_name(st),
+            printf("%s to %u:%u: %s%s\n", what, t, l, ctl_status_sentence(st),
                    st == PCAM_REQ_CMP ? (after == 0 ? "; ready again" : "; not ready afterwards") : "");
         ctl_print_events(c);
     }
     if (st != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "%s failed", what);
+        return ctl_err(c, st == 0xFFFFFFFFu ? CTL_ETIMEOUT : CTL_EOTHER, "%s failed: %s", what, ctl_status_sentence(st));
     return after;
 }

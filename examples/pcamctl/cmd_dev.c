@@ -19,7 +19,7 @@ int ctl_capacity(ctl *c, uint8_t target, uint8_t lun, uint64_t *blocks, uint32_t
     if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
         return ctl_io_fail(c, "READ CAPACITY(10)", &io);
     if (pcam_read_capacity10_parse(data, PCAM_READ_CAPACITY10_LEN - io.ccb.u.io.resid, &cap) != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "READ CAPACITY(10) returned short data");
+        return ctl_err(c, CTL_ESANITY, "READ CAPACITY(10) returned short data");
     if (cap.use_rc16) {
         /* Past 2^32 blocks READ CAPACITY(10) answers FFFFFFFFh (SBC). */
         n = pcam_cdb_read_capacity16(cdb, sizeof cdb, PCAM_READ_CAPACITY16_LEN);
@@ -27,10 +27,10 @@ int ctl_capacity(ctl *c, uint8_t target, uint8_t lun, uint64_t *blocks, uint32_t
         if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
             return ctl_io_fail(c, "READ CAPACITY(16)", &io);
         if (pcam_read_capacity16_parse(data, PCAM_READ_CAPACITY16_LEN - io.ccb.u.io.resid, &cap) != PCAM_OK)
-            return ctl_err(c, CTL_EFAIL, "READ CAPACITY(16) returned short data");
+            return ctl_err(c, CTL_ESANITY, "READ CAPACITY(16) returned short data");
     }
     if (cap.zero_block_length)
-        return ctl_err(c, CTL_EFAIL, "the device reports a block length of 0");
+        return ctl_err(c, CTL_ESANITY, "the device reports a block length of 0");
     *blocks = cap.last_lba + 1;
     *block_size = cap.block_length;
     return 0;
@@ -85,7 +85,7 @@ int cmd_devlist(ctl *c, int argc, char **argv)
     memset(&pi, 0, sizeof pi);
     pi.func = PCAM_FN_PATH_INQ;
     if (ctl_sync(c, &pi, 1000) != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "path inquiry failed");
+        return ctl_err(c, CTL_EOTHER, "path inquiry failed");
     if (c->json) {
         j_obj(NULL);
         j_obj("bus");
@@ -137,9 +137,10 @@ int cmd_devlist(ctl *c, int argc, char **argv)
             ccb.target = (uint8_t)t;
             ccb.lun = (uint8_t)l;
             if (ctl_sync(c, &ccb, 1000) != PCAM_REQ_CMP || !ccb.u.dev.present) {
-                if (verbose && l == 0 && !c->json)
-                    printf("%-7u (no device%s)\n", t,
-                           c->scan_trouble & (1u << t) ? ": it failed during the scan, see the warnings" : "");
+                if (l == 0 && !c->json && (c->scan_trouble & (1u << t)))
+                    printf("%-7u (not listed: the scan could not finish with it: %s)\n", t, c->scan_why[t]);
+                else if (verbose && l == 0 && !c->json)
+                    printf("%-7u (no device)\n", t);
                 continue;
             }
             found++;
@@ -204,10 +205,15 @@ int cmd_devlist(ctl *c, int argc, char **argv)
     if (c->json) {
         j_end_arr();
         j_u64("count", found);
+        j_bool("scan_complete", c->scan_trouble == 0);
         j_arr("scan_failed_targets");
         for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
-            if (c->scan_trouble & (1u << t))
-                j_u64(NULL, t);
+            if (c->scan_trouble & (1u << t)) {
+                j_obj(NULL);
+                j_u64("target", t);
+                j_str("reason", c->scan_why[t]);
+                j_end_obj();
+            }
         j_end_arr();
         j_end_obj();
         j_done();
@@ -215,9 +221,16 @@ int cmd_devlist(ctl *c, int argc, char **argv)
         printf("%u device%s", found, found == 1 ? "" : "s");
         for (unsigned t = 0, k = 0; t < PCAM_MAX_TARGETS; t++)
             if (c->scan_trouble & (1u << t))
-                printf("%s%u", k++ ? " " : "; failed during the scan (not listed): target ", t);
+                printf("%s%u", k++ ? " " : "; the scan is incomplete, it could not finish with target ", t);
         putchar('\n');
     }
+    /* A table with a target missing for a reason is not a clean answer. */
+    unsigned nbad = 0;
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
+        nbad += (c->scan_trouble >> t) & 1u;
+    if (nbad != 0)
+        return ctl_err(c, CTL_ESCAN, "the scan could not finish with %u target%s (listed above with the reason)", nbad,
+                       nbad == 1 ? "" : "s");
     return 0;
 }
 
@@ -228,8 +241,19 @@ int cmd_inquiry(ctl *c, int argc, char **argv)
     uint64_t page = 0;
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--vpd") == 0 && i + 1 < argc) {
-            if (!ctl_parse_u64(argv[++i], &page) || page > 0xFF)
-                return ctl_usage(c, "bad VPD page '%s'", argv[i]);
+            /* A number, or sg_vpd's abbreviation of the page's name. */
+            static const struct { const char *abbrev; uint8_t page; } ab[] = {
+                {"sv", 0x00}, {"sn", 0x80}, {"di", 0x83}, {"ei", 0x86}, {"mpp", 0x87},
+                {"sp", 0x88}, {"ai", 0x89}, {"bl", 0xB0}, {"bdc", 0xB1}, {"lbpv", 0xB2}};
+            const char *v = argv[++i];
+            bool named = false;
+            for (size_t k = 0; k < sizeof ab / sizeof ab[0]; k++)
+                if (strcmp(v, ab[k].abbrev) == 0) {
+                    page = ab[k].page;
+                    named = true;
+                }
+            if (!named && (!ctl_parse_u64(v, &page) || page > 0xFF))
+                return ctl_usage(c, "bad VPD page '%s' (0..0xff, or sv sn di ei mpp sp ai bl bdc lbpv)", v);
             vpd = true;
         } else if (strcmp(argv[i], "--hex") == 0) {
             hex = true;

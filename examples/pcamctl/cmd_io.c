@@ -8,6 +8,7 @@
  * never used to decide anything.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,6 +16,7 @@
 
 #include "ctl.h"
 #include "pcam/pcam_cdb.h"
+#include "pcam/pcam_sense.h"
 
 #define CHUNK_BYTES 65536u
 
@@ -67,25 +69,46 @@ static void meter_tick(meter *m, uint64_t done)
         fputc('\n', stderr);
 }
 
-/* sg_dd time=1: elapsed time and rate; here also the back-end's own time
- * (simulated time on sim, which is what the bus would take). */
-static void meter_end(ctl *c, meter *m, uint64_t bytes)
+/* sg_dd time=1: elapsed time and rate, and on the simulated bus the
+ * simulated time (what the bus would take). Each figure is called what it
+ * is: on qemu-esp the back-end's clock is the wall clock, so there is no
+ * second figure; a verify moves no data, so it has no transfer rate, only
+ * its times and its command count. */
+static void meter_end(ctl *c, meter *m, uint64_t bytes, uint64_t commands)
 {
-    bool verify = strcmp(m->what, "verify") == 0;
+    bool verify = strcmp(m->what, "verify") == 0, sim = ctl_is_sim(c);
     double s = (double)(wall_ns() - m->t0) / 1e9;
     double bs = (double)(ctl_now(c) - m->bus0) / 1e9;
     if (c->json) {
         j_obj("time");
         j_u64("wall_us", (uint64_t)(s * 1e6));
         j_u64("bus_us", (uint64_t)(bs * 1e6));
-        j_u64("wall_bytes_per_s", s > 0 ? (uint64_t)((double)bytes / s) : 0);
-        j_u64("bus_bytes_per_s", bs > 0 ? (uint64_t)((double)bytes / bs) : 0);
+        j_str("bus_time_kind", sim ? "simulated" : "wall");
+        if (verify) {
+            j_u64("commands", commands);
+        } else {
+            j_u64("data_bytes_per_s_wall", s > 0 ? (uint64_t)((double)bytes / s) : 0);
+            if (sim)
+                j_u64("data_bytes_per_s_bus", bs > 0 ? (uint64_t)((double)bytes / bs) : 0);
+        }
         j_end_obj();
         return;
     }
-    fprintf(stderr, "time to %s: %.6f secs at %.2f MB/sec; bus time %.6f secs at %.2f MB/sec\n",
-            verify ? "verify the medium" : "transfer data", s,
-            s > 0 ? (double)bytes / s / 1e6 : 0.0, bs, bs > 0 ? (double)bytes / bs / 1e6 : 0.0);
+    if (verify && sim)
+        fprintf(stderr, "verify: %llu VERIFY command%s in %.6f secs of wall time, %.6f secs of simulated bus time "
+                        "(no data crosses the bus, so there is no transfer rate)\n",
+                (unsigned long long)commands, commands == 1 ? "" : "s", s, bs);
+    else if (verify)
+        fprintf(stderr, "verify: %llu VERIFY command%s in %.6f secs of wall time (no data crosses the bus, so there "
+                        "is no transfer rate)\n",
+                (unsigned long long)commands, commands == 1 ? "" : "s", s);
+    else if (sim)
+        fprintf(stderr, "time to transfer data: %.6f secs of wall time at %.2f MB/sec; %.6f secs of simulated bus "
+                        "time at %.2f MB/sec\n",
+                s, s > 0 ? (double)bytes / s / 1e6 : 0.0, bs, bs > 0 ? (double)bytes / bs / 1e6 : 0.0);
+    else
+        fprintf(stderr, "time to transfer data: %.6f secs of wall time at %.2f MB/sec (through QEMU's emulated chip)\n",
+                s, s > 0 ? (double)bytes / s / 1e6 : 0.0);
 }
 
 static int parse_io(ctl *c, bool write, int argc, char **argv, io_args *a)
@@ -135,7 +158,7 @@ static int setup(ctl *c, io_args *a, uint32_t *bs, uint32_t *chunk)
     if (rc != 0)
         return rc;
     if (a->lba >= blocks || a->count > blocks - a->lba)
-        return ctl_err(c, CTL_EUSAGE, "blocks %llu..%llu are beyond the last block of %u:%u (%llu)",
+        return ctl_err(c, CTL_ELBA, "blocks %llu..%llu are beyond the last block of %u:%u (%llu)",
                        (unsigned long long)a->lba, (unsigned long long)(a->lba + a->count - 1), a->t,
                        a->l, (unsigned long long)(blocks - 1));
     pcam_ccb pi;
@@ -148,39 +171,99 @@ static int setup(ctl *c, io_args *a, uint32_t *bs, uint32_t *chunk)
     return 0;
 }
 
-/* One READ or WRITE of n blocks; (10) while the LBA fits 32 bits, else (16). */
-static int transfer(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, uint8_t *buf,
-                    uint32_t bs)
+/* The text naming one READ or WRITE command in messages. */
+static void xfer_what(const io_args *a, bool write, uint64_t lba, uint32_t n, char *what, size_t cap)
+{
+    unsigned size = lba + n - 1 > 0xFFFFFFFFull ? 16 : 10;
+    snprintf(what, cap, "%s(%u) of %u block%s at LBA %llu on %u:%u", write ? "WRITE" : "READ", size, n,
+             n == 1 ? "" : "s", (unsigned long long)lba, a->t, a->l);
+}
+
+/* One READ or WRITE of n blocks; (10) while the LBA fits 32 bits, else
+ * (16). True when every byte moved; *io says what happened. Prints nothing. */
+static bool xfer_run(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, uint8_t *buf, uint32_t bs,
+                     ctl_io *io)
 {
     uint8_t cdb[16];
-    ctl_io io;
     unsigned size = lba + n - 1 > 0xFFFFFFFFull ? 16 : 10;
     int len = write ? pcam_cdb_write(cdb, sizeof cdb, size, lba, n, 0)
                     : pcam_cdb_read(cdb, sizeof cdb, size, lba, n, 0);
-    if (len < 0)
-        return ctl_err(c, CTL_EFAIL, "cannot build the CDB: %s", pcam_strerror(len));
-    ctl_io_init(&io, a->t, a->l, cdb, len, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * bs);
+    if (len < 0) {
+        memset(io, 0, sizeof *io);
+        io->status = 0xFFFFFFFFu;
+        return false;
+    }
+    ctl_io_init(io, a->t, a->l, cdb, len, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * bs);
     /* SIMPLE tags, as a disk driver sends them; the core sends the command
      * untagged to a LU that does not queue. */
-    io.ccb.flags |= PCAM_CCB_TAGGED;
-    io.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
-    if (ctl_io_run(c, &io) != PCAM_REQ_CMP || io.ccb.u.io.resid != 0) {
-        char what[96];
-        snprintf(what, sizeof what, "%s(%u) of %u block%s at LBA %llu on %u:%u", write ? "WRITE" : "READ",
-                 size, n, n == 1 ? "" : "s", (unsigned long long)lba, a->t, a->l);
-        if (io.status == PCAM_REQ_CMP)
-            return ctl_err(c, CTL_EFAIL, "%s: %u bytes not transferred", what, (unsigned)io.ccb.u.io.resid);
-        return ctl_io_fail(c, what, &io);
-    }
-    return 0;
+    io->ccb.flags |= PCAM_CCB_TAGGED;
+    io->ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
+    return ctl_io_run(c, io) == PCAM_REQ_CMP && io->ccb.u.io.resid == 0;
 }
 
-static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool data_on_stdout, meter *m)
+/* Say why a command failed (a residual on a GOOD status, or the failure). */
+static int xfer_fail(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, const ctl_io *io,
+                     const ctl_partial *part)
+{
+    char what[96];
+    xfer_what(a, write, lba, n, what, sizeof what);
+    if (io->status == PCAM_REQ_CMP)
+        return ctl_err(c, CTL_ESANITY, "%s: %u bytes not transferred", what, (unsigned)io->ccb.u.io.resid);
+    return ctl_io_fail_at(c, what, io, part);
+}
+
+static int transfer(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t n, uint8_t *buf,
+                    uint32_t bs)
+{
+    ctl_io io;
+    if (xfer_run(c, a, write, lba, n, buf, bs, &io))
+        return 0;
+    return xfer_fail(c, a, write, lba, n, &io, NULL);
+}
+
+/* A READ of n blocks at lba failed (*io): find how many of its first blocks
+ * are good, as sg_dd does, so that they are kept. The sense's INFORMATION
+ * names the bad block when it is valid; else each block is read alone up to
+ * the first that fails. Only a CHECK CONDITION is worth it: a hang or a bus
+ * failure would only repeat. Returns the good blocks (read into buf), the
+ * first bad block in *bad_lba and the failing command in *io (its LBA and
+ * length in *cmd_lba, *cmd_n). */
+static uint32_t salvage(ctl *c, const io_args *a, uint64_t lba, uint32_t n, uint8_t *buf, uint32_t bs, ctl_io *io,
+                        uint64_t *bad_lba, uint64_t *cmd_lba, uint32_t *cmd_n)
+{
+    *bad_lba = *cmd_lba = lba;
+    *cmd_n = n;
+    if (io->status == 0xFFFFFFFFu || (io->status & PCAM_STATUS_MASK) != PCAM_SCSI_STATUS_ERROR ||
+        io->ccb.u.io.scsi_status != 0x02 || !(io->status & PCAM_AUTOSNS_VALID))
+        return 0;
+    pcam_sense s;
+    ctl_io probe;
+    size_t sn = (size_t)(io->ccb.u.io.sense_len - io->ccb.u.io.sense_resid);
+    if (pcam_sense_decode(io->sense, sn, &s) == PCAM_OK && s.info_valid && s.info >= lba && s.info < lba + n) {
+        uint32_t good = (uint32_t)(s.info - lba);
+        if (good == 0 || xfer_run(c, a, false, lba, good, buf, bs, &probe)) {
+            *bad_lba = s.info;
+            return good;
+        }
+    }
+    uint32_t k = 0;
+    for (; k < n; k++) {
+        if (!xfer_run(c, a, false, lba + k, 1, buf + (size_t)k * bs, bs, &probe)) {
+            *io = probe;
+            break;
+        }
+    }
+    *bad_lba = *cmd_lba = lba + k;
+    *cmd_n = 1;
+    return k;
+}
+
+static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool data_on_stdout, meter *m,
+                   uint64_t commands)
 {
     bool write = strcmp(what, "write") == 0, verify = strcmp(what, "verify") == 0;
     if (c->json) {
         j_obj(NULL);
-        j_str("command", what);
         j_u64("target", a->t);
         j_u64("lun", a->l);
         j_u64("lba", a->lba);
@@ -189,7 +272,7 @@ static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool
         j_u64("bytes", a->count * bs);
         if (!verify)
             j_str("file", a->file);
-        meter_end(c, m, a->count * bs);
+        meter_end(c, m, a->count * bs, commands);
         j_end_obj();
         j_done();
         return;
@@ -204,7 +287,7 @@ static void report(ctl *c, const io_args *a, const char *what, uint32_t bs, bool
                 (unsigned long long)a->count, a->count == 1 ? "" : "s", (unsigned long long)(a->count * bs),
                 write ? "to" : "from", a->t, a->l, (unsigned long long)a->lba,
                 (unsigned long long)(a->lba + a->count - 1), write ? "from" : "to", a->file);
-    meter_end(c, m, a->count * bs);
+    meter_end(c, m, a->count * bs, commands);
 }
 
 int cmd_read(ctl *c, int argc, char **argv)
@@ -225,25 +308,61 @@ int cmd_read(ctl *c, int argc, char **argv)
     if (buf == NULL) {
         if (!to_stdout)
             fclose(f);
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     }
     meter_start(c, &m, a.progress, "read", a.count * bs);
-    for (uint64_t done = 0; rc == 0 && done < a.count;) {
-        uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk;
-        rc = transfer(c, &a, false, a.lba + done, n, buf, bs);
-        if (rc == 0 && fwrite(buf, bs, n, f) != n)
-            rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
-        done += n;
+    /* What was read is kept: on a failed READ the blocks before the bad one
+     * are read again on their own and written out, and the failure says how
+     * many blocks are good and where the error is. */
+    ctl_io io;
+    ctl_partial part;
+    memset(&part, 0, sizeof part);
+    uint64_t done = 0;
+    bool failed = false;
+    while (rc == 0 && done < a.count) {
+        uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk, good = n;
+        uint64_t bad_lba = a.lba + done, cmd_lba = a.lba + done;
+        uint32_t cmd_n = n;
+        if (!xfer_run(c, &a, false, a.lba + done, n, buf, bs, &io)) {
+            failed = true;
+            good = io.status == PCAM_REQ_CMP ? 0 : salvage(c, &a, a.lba + done, n, buf, bs, &io, &bad_lba, &cmd_lba, &cmd_n);
+        }
+        if (good != 0 && fwrite(buf, bs, good, f) != good) {
+            rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", to_stdout ? "standard output" : a.file,
+                         strerror(errno));
+            c->stdout_failed = to_stdout;
+        }
+        done += good;
+        if (rc == 0 && failed) {
+            part.valid = true;
+            part.good_blocks = done;
+            part.error_lba = bad_lba;
+            part.file = a.file;
+            rc = xfer_fail(c, &a, false, cmd_lba, cmd_n, &io, &part);
+        }
         if (rc == 0)
             meter_tick(&m, done * bs);
     }
     free(buf);
-    if (!to_stdout && fclose(f) != 0 && rc == 0)
+    if (!to_stdout && fclose(f) != 0 && (rc == 0 || failed))
         rc = ctl_err(c, CTL_EFILE, "writing %s failed: %s", a.file, strerror(errno));
-    if (to_stdout)
-        fflush(stdout);
+    if (to_stdout && fflush(stdout) != 0 && (rc == 0 || failed)) {
+        rc = ctl_err(c, CTL_EFILE, "writing standard output failed: %s", strerror(errno));
+        c->stdout_failed = true;
+    }
+    if (failed && part.valid) {
+        if (done == 0)
+            ctl_err(c, rc, "read: no good block before the error at LBA %llu; %s holds nothing",
+                    (unsigned long long)part.error_lba, to_stdout ? "standard output" : a.file);
+        else
+            ctl_err(c, rc, "read: %llu good block%s (LBA %llu..%llu, %llu bytes) %s in %s; the error is at LBA %llu",
+                    (unsigned long long)done, done == 1 ? "" : "s", (unsigned long long)a.lba,
+                    (unsigned long long)(a.lba + done - 1), (unsigned long long)(done * bs),
+                    done == 1 ? "is" : "are", to_stdout ? "standard output" : a.file,
+                    (unsigned long long)part.error_lba);
+    }
     if (rc == 0)
-        report(c, &a, "read", bs, to_stdout, &m);
+        report(c, &a, "read", bs, to_stdout, &m, 0);
     return rc;
 }
 
@@ -260,11 +379,23 @@ int cmd_write(ctl *c, int argc, char **argv)
     FILE *f = strcmp(a.file, "-") == 0 ? stdin : fopen(a.file, "rb");
     if (f == NULL)
         return ctl_err(c, CTL_EFILE, "cannot open %s: %s", a.file, strerror(errno));
-    /* Size the transfer before touching the device, so a bad file writes nothing. */
+    /* Size the transfer before touching the device, so a bad file writes
+     * nothing. Only a regular file has a size; a pipe or a device needs
+     * --count, a directory is no data at all. */
     long size = -1;
-    if (f != stdin && fseek(f, 0, SEEK_END) == 0) {
+    struct stat st;
+    if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(f);
+        return ctl_err(c, CTL_EFILE, "%s is a directory, not a file of blocks", a.file);
+    }
+    if (f != stdin && S_ISREG(st.st_mode) && fseek(f, 0, SEEK_END) == 0) {
         size = ftell(f);
         rewind(f);
+    }
+    if (size < 0 && !a.have_count) {
+        if (f != stdin)
+            fclose(f);
+        return ctl_usage(c, "%s has no size to take the block count from: give --count", a.file);
     }
     if (!a.have_count) {
         a.count = 1; /* for setup's range check; fixed below */
@@ -280,7 +411,7 @@ int cmd_write(ctl *c, int argc, char **argv)
             uint32_t bs2;
             rc = ctl_capacity(c, a.t, a.l, &blocks, &bs2);
             if (rc == 0 && a.count > blocks - a.lba)
-                rc = ctl_err(c, CTL_EUSAGE, "%s needs %llu blocks; only %llu fit from LBA %llu", a.file,
+                rc = ctl_err(c, CTL_ELBA, "%s needs %llu blocks; only %llu fit from LBA %llu", a.file,
                              (unsigned long long)a.count, (unsigned long long)(blocks - a.lba),
                              (unsigned long long)a.lba);
         }
@@ -290,7 +421,7 @@ int cmd_write(ctl *c, int argc, char **argv)
     }
     uint8_t *buf = rc == 0 ? malloc((size_t)chunk * bs) : NULL;
     if (rc == 0 && buf == NULL)
-        rc = ctl_err(c, CTL_EFAIL, "out of memory");
+        rc = ctl_err(c, CTL_EOTHER, "out of memory");
     meter_start(c, &m, a.progress, "write", a.count * bs);
     for (uint64_t done = 0; rc == 0 && done < a.count;) {
         uint32_t n = a.count - done < chunk ? (uint32_t)(a.count - done) : chunk;
@@ -307,7 +438,7 @@ int cmd_write(ctl *c, int argc, char **argv)
     if (f != stdin)
         fclose(f);
     if (rc == 0)
-        report(c, &a, "write", bs, false, &m);
+        report(c, &a, "write", bs, false, &m, 0);
     return rc;
 }
 
@@ -358,14 +489,15 @@ int cmd_verify(ctl *c, int argc, char **argv)
         return rc;
     /* No data moves: a command may cover up to 0xFFFF blocks (VERIFY(10)'s limit). */
     meter_start(c, &m, a.progress, "verify", a.count * bs);
-    for (uint64_t done = 0; done < a.count;) {
+    uint64_t ncmd = 0;
+    for (uint64_t done = 0; done < a.count; ncmd++) {
         uint32_t n = a.count - done < 0xFFFFu ? (uint32_t)(a.count - done) : 0xFFFFu;
         uint64_t lba = a.lba + done;
         uint8_t cdb[16];
         ctl_io io;
         int len = pcam_cdb_verify(cdb, sizeof cdb, lba + n - 1 > 0xFFFFFFFFull ? 16 : 10, lba, n, 0);
         if (len < 0)
-            return ctl_err(c, CTL_EFAIL, "cannot build the CDB: %s", pcam_strerror(len));
+            return ctl_err(c, CTL_EOTHER, "cannot build the CDB: %s", pcam_strerror(len));
         ctl_io_init(&io, a.t, a.l, cdb, len, PCAM_DIR_NONE, NULL, 0);
         io.ccb.timeout_ms = 60000;
         if (ctl_io_run(c, &io) != PCAM_REQ_CMP) {
@@ -377,6 +509,6 @@ int cmd_verify(ctl *c, int argc, char **argv)
         done += n;
         meter_tick(&m, done * bs);
     }
-    report(c, &a, "verify", bs, false, &m);
+    report(c, &a, "verify", bs, false, &m, ncmd);
     return 0;
 }

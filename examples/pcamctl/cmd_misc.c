@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl.h"
 #include "pcam/pcam_sense.h"
@@ -27,12 +28,19 @@ int ctl_parse_hex(ctl *c, int argc, char **argv, uint8_t *out, size_t cap)
         return -1;
     }
     for (int i = 0; i < argc; i++) {
+        /* As camcontrol and sg_raw users type them: a byte per word in one
+         * or two hex digits, 0x optional ("0x12 0 0 0 0x24 0"), or a run of
+         * hex pairs in one word ("120000002400"). */
         const char *s = argv[i];
-        if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+        bool prefixed = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+        if (prefixed)
             s += 2;
         size_t len = strlen(s);
-        if (len == 0 || len % 2 != 0) {
-            ctl_usage(c, "'%s' is not a whole number of hex bytes", argv[i]);
+        char pair[3] = {'0', s[0], '\0'};
+        if (len == 1)
+            s = pair, len = 2;
+        if (len == 0 || len % 2 != 0 || (prefixed && len > 2)) {
+            ctl_usage(c, "'%s' is not a byte (1 or 2 hex digits, 0x optional) or a run of hex pairs", argv[i]);
             return -1;
         }
         for (size_t k = 0; k < len; k += 2) {
@@ -61,12 +69,11 @@ int cmd_sense(ctl *c, int argc, char **argv)
     pcam_sense s;
     pcam_err e = pcam_sense_decode(b, n, &s);
     if (e != PCAM_OK) {
-        int rc = ctl_err(c, CTL_EFAIL, "invalid sense data: %s", pcam_strerror(e));
+        int rc = ctl_err(c, CTL_ESANITY, "invalid sense data: %s", pcam_strerror(e));
         if (c->json) {
             j_obj(NULL);
-            j_bool("ok", false);
-            j_u64("exit_status", CTL_EFAIL);
-            j_str("kind", "invalid_data");
+            j_u64("exit_status", CTL_ESANITY);
+            j_str("kind", ctl_exit_kind(CTL_ESANITY));
             j_sense("sense", b, n);
             j_str("error", c->last_err);
             j_end_obj();
@@ -75,7 +82,11 @@ int cmd_sense(ctl *c, int argc, char **argv)
         return rc;
     }
     if (c->json) {
-        j_sense(NULL, b, n);
+        /* Under "sense", as requests and a failed command have it: one
+         * schema, where a top-level "bytes" is a byte count. */
+        j_obj(NULL);
+        j_sense("sense", b, n);
+        j_end_obj();
         j_done();
     }
     if (c->json)
@@ -186,7 +197,7 @@ int cmd_bench(ctl *c, int argc, char **argv)
     static char nums[64][32];
     unsigned nnum = 0;
     if (args == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     int n = 0;
     args[n++] = (char *)"pcamctl bench";
     for (int i = 0; i < argc; i++) {
@@ -224,7 +235,7 @@ int cmd_bench(ctl *c, int argc, char **argv)
         char **more = realloc(args, ((size_t)n + 4) * sizeof *args);
         if (more == NULL) {
             free(args);
-            return ctl_err(c, CTL_EFAIL, "out of memory");
+            return ctl_err(c, CTL_EOTHER, "out of memory");
         }
         args = more;
         args[n++] = (char *)"--qemu";
@@ -238,7 +249,35 @@ int cmd_bench(ctl *c, int argc, char **argv)
     if (c->polled)
         args[n++] = (char *)"--polled";
     fflush(stdout);
+    /* With --json, pcambench's result lines (one object per run) go through
+     * pcamctl's JSON envelope like every other command's: they are caught
+     * in a temporary file and handed over as documents. */
+    FILE *tmp = c->json ? tmpfile() : NULL;
+    int saved = tmp != NULL ? dup(1) : -1;
+    if (tmp != NULL && (saved < 0 || dup2(fileno(tmp), 1) < 0)) {
+        if (saved >= 0)
+            close(saved);
+        fclose(tmp);
+        tmp = NULL;
+    }
     int rc = pcambench_main(n, args, "pcamctl bench");
     free(args);
+    if (tmp != NULL) {
+        fflush(stdout);
+        dup2(saved, 1);
+        close(saved);
+        rewind(tmp);
+        char line[4096];
+        while (fgets(line, sizeof line, tmp) != NULL) {
+            size_t len = strlen(line);
+            while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+                line[--len] = '\0';
+            if (len > 1 && line[0] == '{' && line[len - 1] == '}')
+                j_raw_doc(line);
+            else if (len > 0)
+                fprintf(stderr, "%s\n", line);
+        }
+        fclose(tmp);
+    }
     return rc;
 }

@@ -84,19 +84,21 @@ int cmd_cmd(ctl *c, int argc, char **argv)
 {
     const char *path = NULL, *ifile = NULL, *ofile = NULL;
     uint64_t rlen = 0, slen = 0, tmo = 0, retries = 4;
-    bool have_r = false, have_s = false, hex = false;
+    bool have_r = false, have_s = false, hex = false, force = false;
     char *hexargs[64];
     int nhex = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-r") == 0 || strcmp(a, "--in") == 0) {
-            if (!ctl_parse_u64(v, &rlen) || rlen == 0 || rlen > CMD_MAX_DATA)
-                return ctl_usage(c, "bad %s '%s' (1..%u bytes)", a, v, CMD_MAX_DATA);
+            if (!ctl_parse_size(v, &rlen) || rlen == 0 || rlen > CMD_MAX_DATA)
+                return ctl_usage(c, "bad %s '%s' (1..%u bytes; k, KiB, M, MiB = 1024s, KB, MB = 1000s)", a, v,
+                                 CMD_MAX_DATA);
             have_r = true;
             i++;
         } else if (strcmp(a, "-s") == 0 || strcmp(a, "--out") == 0) {
-            if (!ctl_parse_u64(v, &slen) || slen == 0 || slen > CMD_MAX_DATA)
-                return ctl_usage(c, "bad %s '%s' (1..%u bytes)", a, v, CMD_MAX_DATA);
+            if (!ctl_parse_size(v, &slen) || slen == 0 || slen > CMD_MAX_DATA)
+                return ctl_usage(c, "bad %s '%s' (1..%u bytes; k, KiB, M, MiB = 1024s, KB, MB = 1000s)", a, v,
+                                 CMD_MAX_DATA);
             have_s = true;
             i++;
         } else if (strcmp(a, "-i") == 0) {
@@ -115,6 +117,8 @@ int cmd_cmd(ctl *c, int argc, char **argv)
             i++;
         } else if (strcmp(a, "--hex") == 0) {
             hex = true;
+        } else if (strcmp(a, "--force") == 0) {
+            force = true;
         } else if (path == NULL) {
             path = a;
         } else if (nhex < 64) {
@@ -125,6 +129,16 @@ int cmd_cmd(ctl *c, int argc, char **argv)
         return ctl_usage(c, "-r (data in) and -s (data out) exclude each other: a command moves data one way");
     if (ifile != NULL && !have_s)
         return ctl_usage(c, "-i FILE needs -s LEN (the bytes to send)");
+    /* -s without -i sends what standard input holds, as sg_raw does; never
+     * zeros nobody asked for (-i /dev/zero asks for them). */
+    if (have_s && ifile == NULL) {
+        if (c->stdin_script)
+            return ctl_usage(c, "-s LEN without -i: standard input holds the script; give -i FILE");
+        if (isatty(0))
+            return ctl_usage(c, "-s LEN without -i reads the data from standard input, which is a terminal; "
+                                "give -i FILE (-i /dev/zero sends zeros)");
+        ifile = "-";
+    }
     if (ofile != NULL && !have_r)
         return ctl_usage(c, "-o FILE needs -r LEN (the bytes to read)");
     if (ofile != NULL && strcmp(ofile, "-") == 0 && c->json)
@@ -135,12 +149,20 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     int clen = ctl_parse_hex(c, nhex, hexargs, cdb, sizeof cdb);
     if (clen < 0)
         return CTL_EUSAGE;
-    if (clen < 6)
-        return ctl_usage(c, "a CDB has 6 to 16 bytes, not %d", clen);
+    /* The opcode's group fixes the CDB length; sg_raw sends whatever it is
+     * given, and so does --force (the core's pass-through flag: the target
+     * judges it). Without --force a mismatch is one usage error. */
     int want = pcam_cdb_len_for_opcode(cdb[0]);
-    if (want > 0 && want != clen)
-        ctl_warn(c, "opcode 0x%02x has a %d-byte CDB by its group; sending the %d bytes given", cdb[0], want,
-                 clen);
+    if (!force && clen < 6)
+        return ctl_usage(c, "a CDB has 6 to 16 bytes, not %d (--force sends it as given)", clen);
+    if (want > 0 && want != clen) {
+        if (!force)
+            return ctl_usage(c, "opcode 0x%02x has a %d-byte CDB by its group, and %d bytes are given; "
+                                "--force sends them as given, as sg_raw does",
+                             cdb[0], want, clen);
+        ctl_warn(c, "opcode 0x%02x has a %d-byte CDB by its group; sending the %d bytes given (--force)", cdb[0],
+                 want, clen);
+    }
     uint8_t t, l;
     int rc = ctl_parse_path(c, path, &t, &l, true);
     if (rc != 0)
@@ -148,7 +170,7 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     uint32_t len = (uint32_t)(have_r ? rlen : slen);
     uint8_t *buf = len != 0 ? calloc(1, len) : NULL;
     if (len != 0 && buf == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     if (ifile != NULL) {
         FILE *f = strcmp(ifile, "-") == 0 ? stdin : fopen(ifile, "rb");
         size_t got = f != NULL ? fread(buf, 1, len, f) : 0;
@@ -156,8 +178,10 @@ int cmd_cmd(ctl *c, int argc, char **argv)
             fclose(f);
         if (f == NULL || got != len) {
             free(buf);
-            return ctl_err(c, CTL_EFILE, "%s: %s", ifile,
-                           f == NULL ? strerror(errno) : "holds fewer bytes than -s asks for");
+            if (f == NULL)
+                return ctl_err(c, CTL_EFILE, "cannot open %s: %s", ifile, strerror(errno));
+            return ctl_err(c, CTL_EFILE, "%s holds %zu bytes, fewer than the %u that -s asks for; nothing was sent",
+                           f == stdin ? "standard input" : ifile, got, len);
         }
     }
     rc = ctl_open(c);
@@ -172,6 +196,8 @@ int cmd_cmd(ctl *c, int argc, char **argv)
     /* The core's retries absorb BUSY, NOT READY and UNIT ATTENTION;
      * --retries 0 shows what the device answers, as sg_raw does. */
     io.ccb.u.io.retries = (uint8_t)retries;
+    if (force)
+        io.ccb.flags |= PCAM_CCB_PASSTHRU;
     io.ccb.timeout_ms = (uint32_t)tmo;
     char cdbtext[256];
     pcam_cdb_format(cdb, (size_t)clen, 512, cdbtext, sizeof cdbtext);
@@ -249,7 +275,7 @@ int cmd_reportluns(ctl *c, int argc, char **argv)
     uint32_t bytes = 0, count = 0;
     pcam_err e = pcam_report_luns_header(data, got, &bytes, &count);
     if (e != PCAM_OK && e != PCAM_ERR_TRUNCATED)
-        return ctl_err(c, CTL_EFAIL, "REPORT LUNS data is malformed: %s", pcam_strerror(e));
+        return ctl_err(c, CTL_ESANITY, "REPORT LUNS data is malformed: %s", pcam_strerror(e));
     if (c->json) {
         j_obj(NULL);
         j_u64("target", t);
@@ -306,7 +332,7 @@ static int mode_sense(ctl *c, uint8_t t, uint8_t l, uint8_t page, uint8_t pc, bo
         return ctl_io_fail(c, "MODE SENSE(10)", &io);
     *got = cap - io.ccb.u.io.resid;
     if (*got < 8)
-        return ctl_err(c, CTL_EFAIL, "MODE SENSE(10) returned %zu bytes, less than its header", *got);
+        return ctl_err(c, CTL_ESANITY, "MODE SENSE(10) returned %zu bytes, less than its header", *got);
     size_t total = (size_t)(buf[0] << 8 | buf[1]) + 2;
     if (total < *got)
         *got = total;
@@ -499,10 +525,11 @@ int cmd_modepage(ctl *c, int argc, char **argv)
     uint8_t *p = b + 8 + bdl;
     size_t plen = 8 + bdl + 2 <= got ? (size_t)p[1] + 2 : 0;
     if (plen == 0 || 8 + bdl + plen > got || (p[0] & 0x3F) != page)
-        return ctl_err(c, CTL_EFAIL, "MODE SENSE did not return page 0x%02x", (unsigned)page);
+        return ctl_err(c, CTL_ESANITY, "MODE SENSE did not return page 0x%02x", (unsigned)page);
     const uint8_t *m = mask + 8 + (size_t)(mask[6] << 8 | mask[7]);
     char question[512];
     size_t qn = (size_t)snprintf(question, sizeof question, "%u:%u page 0x%02x:", t, l, (unsigned)page);
+    unsigned nchanged = 0;
     for (unsigned i = 0; i < ned; i++) {
         if (ed[i].off >= plen)
             return ctl_usage(c, "--set offset %u is beyond page 0x%02x (%zu bytes)", ed[i].off, (unsigned)page, plen);
@@ -510,10 +537,22 @@ int cmd_modepage(ctl *c, int argc, char **argv)
         if ((changed & ~m[ed[i].off]) != 0)
             return ctl_err(c, CTL_EUSAGE, "page 0x%02x byte %u: bits 0x%02x are not changeable (mask 0x%02x)",
                            (unsigned)page, ed[i].off, changed & ~m[ed[i].off], m[ed[i].off]);
-        if (qn < sizeof question)
+        /* A byte that already holds the value is no change: not asked about. */
+        if (changed != 0 && qn < sizeof question)
             qn += (size_t)snprintf(question + qn, sizeof question - qn, " byte %u 0x%02x -> 0x%02x", ed[i].off,
                                    p[ed[i].off], ed[i].val);
+        nchanged += changed != 0;
         p[ed[i].off] = ed[i].val;
+    }
+    /* Nothing to change: no MODE SELECT (it would only rewrite the page,
+     * and a saved page with it). */
+    if (nchanged == 0) {
+        if (!c->json)
+            printf("%u:%u page 0x%02x: the page already holds these values; nothing sent\n", t, l, (unsigned)page);
+        rc = mode_sense(c, t, l, (uint8_t)page, 0, false, b, sizeof b, &got);
+        if (rc == 0)
+            show_mode(c, t, l, b, got, hex);
+        return rc;
     }
     if (qn < sizeof question)
         snprintf(question + qn, sizeof question - qn, "; MODE SELECT?");
@@ -560,7 +599,6 @@ static int start_stop(ctl *c, int argc, char **argv, bool loej, bool start, cons
         j_u64("target", t);
         j_u64("lun", l);
         j_str("action", what);
-        j_bool("ok", true);
         j_end_obj();
         j_done();
     } else {
@@ -597,7 +635,7 @@ int cmd_requests(ctl *c, int argc, char **argv)
         j_done();
     }
     if (e != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "REQUEST SENSE returned invalid sense data (%zu bytes): %s", got,
+        return ctl_err(c, CTL_ESANITY, "REQUEST SENSE returned invalid sense data (%zu bytes): %s", got,
                        pcam_strerror(e));
     if (!c->json) {
         char line[256];
@@ -640,12 +678,20 @@ int cmd_rescan(ctl *c, int argc, char **argv)
         return rc;
     uint8_t before[PCAM_MAX_TARGETS], after[PCAM_MAX_TARGETS];
     unsigned before_n = present(c, before), after_n;
+    static pcam_counters k0[PCAM_MAX_TARGETS];
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
+        if (pcam_bus_get_counters(ctl_bus(c), (uint8_t)t, &k0[t]) != PCAM_OK)
+            memset(&k0[t], 0, sizeof k0[t]);
+    /* What the scan before this one left over is not this scan's news. */
+    static pcam_event old[PCAM_EVENT_RING];
+    (void)pcam_bus_read_events(ctl_bus(c), old, PCAM_EVENT_RING);
     pcam_ccb scan;
     memset(&scan, 0, sizeof scan);
     scan.func = PCAM_FN_SCAN_BUS;
     uint32_t st = ctl_sync(c, &scan, 120000);
     if (st != PCAM_REQ_CMP)
-        return ctl_err(c, CTL_EFAIL, "bus scan failed: %s", st == 0xFFFFFFFFu ? "did not finish" : pcam_status_name(st));
+        return ctl_err(c, CTL_EOTHER, "bus scan failed: %s", ctl_status_sentence(st));
+    ctl_scan_review(c, k0);
     after_n = present(c, after);
     if (c->json) {
         j_obj(NULL);
@@ -678,10 +724,29 @@ int cmd_rescan(ctl *c, int argc, char **argv)
         }
     }
     if (c->json) {
+        j_bool("scan_complete", c->scan_trouble == 0);
+        j_arr("scan_failed_targets");
+    }
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++) {
+        if (!(c->scan_trouble & (1u << t)))
+            continue;
+        if (c->json) {
+            j_obj(NULL);
+            j_u64("target", t);
+            j_str("reason", c->scan_why[t]);
+            j_end_obj();
+        } else {
+            printf("; not scanned: target %u (%s)", t, c->scan_why[t]);
+        }
+    }
+    if (c->json) {
+        j_end_arr();
         j_end_obj();
         j_done();
     } else {
         putchar('\n');
     }
+    if (c->scan_trouble != 0)
+        return ctl_err(c, CTL_ESCAN, "rescan: the scan is incomplete (targets not scanned are named above)");
     return 0;
 }

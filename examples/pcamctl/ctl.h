@@ -21,17 +21,43 @@
 #include "pcam_sim.h"
 #include "simrig.h"
 
-/* Exit statuses (documented in pcamctl.1, the usage text and README.md;
- * tests/pcamctl checks the man page lists each). */
+/* Exit statuses: sg3_utils' categories (sg3_utils(8), EXIT STATUS) for the
+ * SCSI outcomes, and pcamctl's own in 42..46, which sg3_utils leaves free.
+ * Documented in pcamctl.1, `pcamctl help` and README.md; tests/pcamctl
+ * checks the man page lists each. */
 enum {
-    CTL_OK = 0,         /* done */
-    CTL_EFAIL = 1,      /* the command failed on the bus (CHECK CONDITION, timeout...) */
-    CTL_EUSAGE = 2,     /* bad arguments or a bad topology */
-    CTL_ENODEV = 3,     /* no device at the path given */
-    CTL_EBACKEND = 4,   /* the back-end is not available */
-    CTL_EFILE = 5,      /* a local file could not be read or written */
-    CTL_ENOTCONF = 6    /* a change was not confirmed (modepage --set) */
+    CTL_OK = 0,           /* done */
+    CTL_EUSAGE = 1,       /* syntax error: bad arguments or a bad topology */
+    CTL_ENOTREADY = 2,    /* the device is NOT READY */
+    CTL_EMEDIUM = 3,      /* MEDIUM ERROR, HARDWARE ERROR or BLANK CHECK */
+    CTL_EILLEGAL = 5,     /* ILLEGAL REQUEST (other than below) */
+    CTL_EUA = 6,          /* UNIT ATTENTION */
+    CTL_EPROTECT = 7,     /* DATA PROTECT */
+    CTL_EOPCODE = 9,      /* ILLEGAL REQUEST: invalid command operation code */
+    CTL_EABORTED = 11,    /* ABORTED COMMAND */
+    CTL_EMISCOMPARE = 14, /* MISCOMPARE */
+    CTL_EFILE = 15,       /* a local file (or standard output) could not be opened, read or written */
+    CTL_ELBA = 22,        /* ILLEGAL REQUEST: LBA out of range */
+    CTL_ERESV = 24,       /* status RESERVATION CONFLICT */
+    CTL_EBUSY = 26,       /* status BUSY (after the core's retries) */
+    CTL_ETASKFULL = 27,   /* status TASK SET FULL */
+    CTL_EACA = 28,        /* status ACA ACTIVE */
+    CTL_ETASKABORTED = 29,/* status TASK ABORTED */
+    CTL_ETIMEOUT = 33,    /* the command timed out (or never completed) */
+    CTL_ENODEV = 42,      /* pcamctl: no device at the path given */
+    CTL_EBACKEND = 43,    /* pcamctl: the back-end is not available */
+    CTL_ENOTCONF = 44,    /* pcamctl: a change was not confirmed (modepage --set) */
+    CTL_ESCAN = 45,       /* pcamctl: the bus scan could not finish with a target */
+    CTL_EEXPECT = 46,     /* pcamctl: a script's '!' line did not fail as it expected */
+    CTL_ESANITY = 97,     /* a response failed sanity checks (short or malformed data) */
+    CTL_ESENSE = 98,      /* CHECK CONDITION of another kind */
+    CTL_EOTHER = 99       /* any other failure: the bus (parity, phases, resets), memory, QEMU */
 };
+/* The word --json gives for an exit status ("medium", "usage"...). */
+const char *ctl_exit_kind(int rc);
+/* True for the exit statuses of a command that failed on the bus or in the
+ * device (a bare '!' in a script expects one of these). */
+bool ctl_exit_is_scsi(int rc);
 
 /* ---- simulated topology (simspec.c) ---- */
 #define SPEC_MAX_MERR 8
@@ -52,6 +78,7 @@ typedef struct spec_target {
     char vendor[9];
     char product[SPEC_NAME];
     char file[SPEC_PATH];      /* media file (disk, luns=1), "" = memory */
+    bool after_scan;           /* busy= hang= busfree= badphase= start after the scan (afterscan) */
 } spec_target;
 
 typedef struct simspec {
@@ -129,11 +156,15 @@ typedef struct ctl {
     struct pcam_qemu_esp *qe;  /* the bus on QEMU while open */
     /* the command line */
     const char *cmd;           /* the subcommand running (its usage line on errors) */
+    const char *json_cmd;      /* the command a line named, for the JSON envelope */
     char last_err[400];        /* the last message ctl_err printed (--json error object) */
     int progress;              /* read/write progress: -1 never, 0 on a terminal, 1 always */
     bool script;               /* script mode: one bus across the commands */
+    bool stdout_failed;        /* a failed write to stdout was already said */
+    bool stdin_script;         /* the script comes from standard input (cmd -s may not read it) */
     bool yes;                  /* --yes: confirm changes without asking */
-    uint16_t scan_trouble;     /* targets that timed out or failed during the scan */
+    uint16_t scan_trouble;     /* targets the last scan could not finish with (not in the table) */
+    char scan_why[PCAM_MAX_TARGETS][72]; /* why, for each of them */
     /* sim state */
     bool open;
     simrig rig;
@@ -147,6 +178,10 @@ extern const ctl_backend ctl_qemu_esp_backend;
  * target's side of negotiate need it). */
 bool ctl_is_sim(const ctl *c);
 const ctl_backend *ctl_find_backend(const char *name);
+/* After a scan: warn about what went wrong and set scan_trouble/scan_why to
+ * the targets the scan could not finish with, from the event ring and the
+ * counters since `before` (one per target; NULL for a new bus). */
+void ctl_scan_review(ctl *c, const pcam_counters *before);
 int ctl_open(ctl *c);
 void ctl_close(ctl *c);
 pcam_bus *ctl_bus(ctl *c);
@@ -165,6 +200,10 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev);
 /* Parse an unsigned number: decimal, or hex after 0x. A leading zero is
  * decimal ("0100" is 100): never octal. */
 bool ctl_parse_u64(const char *s, uint64_t *out);
+/* A byte count as sg3_utils takes it: a number (decimal, or hex after 0x),
+ * decimal with a suffix k, K, KiB, m, M, MiB (powers of 1024) or KB, MB
+ * (powers of 1000): "1k" is 1024. */
+bool ctl_parse_size(const char *s, uint64_t *out);
 /* The highest target ID and LUN a path may name on this back-end and bus. */
 unsigned ctl_max_target(const ctl *c);
 /* The back-end's name for its bus, "sim0" or "esp0". */
@@ -179,11 +218,26 @@ typedef struct ctl_io {
 void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,
                  pcam_dir dir, void *data, uint32_t len);
 uint32_t ctl_io_run(ctl *c, ctl_io *io);
+/* The exit status a failed I/O gives: its sense key, SCSI status or CAM
+ * status in sg3_utils' categories. */
+int ctl_io_exit(const ctl_io *io);
+/* What a CAM status (0xFFFFFFFF: never completed) means, as a sentence
+ * saying what happened on the bus and what the user can do. */
+const char *ctl_status_sentence(uint32_t st);
 /* Describe a failed I/O (status, SCSI status, decoded sense) into buf. */
 void ctl_io_describe(const ctl_io *io, char *buf, size_t cap);
 /* Print "pcamctl: WHAT failed: DESCRIPTION" on stderr and, with --json, an
- * error object on stdout. Returns CTL_EFAIL. */
+ * error object on stdout. Returns the exit status of the failure (ctl_io_exit). */
 int ctl_io_fail(ctl *c, const char *what, const ctl_io *io);
+/* What a transfer that failed part-way kept (read: the good blocks saved). */
+typedef struct ctl_partial {
+    bool valid;
+    uint64_t good_blocks;      /* blocks transferred and kept before the error */
+    uint64_t error_lba;        /* the first block that failed */
+    const char *file;
+} ctl_partial;
+/* ctl_io_fail with the partial transfer in the --json error object. */
+int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial *part);
 
 /* ---- output (out.c) ---- */
 int ctl_err(ctl *c, int code, const char *fmt, ...)
@@ -204,8 +258,13 @@ void ctl_warn(ctl *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-/* How many top-level JSON documents have been written on stdout. */
+/* How many top-level JSON documents have been written. */
 unsigned j_docs(void);
+/* After a command (or a script line) ended with rc: write its JSON
+ * documents with the envelope (command, ok, and on a failure exit_status,
+ * kind, error), or the error object alone when it wrote none and no
+ * document was written since docs_before. Nothing without --json. */
+void ctl_json_finish(ctl *c, int rc, unsigned docs_before);
 /* The JSON error object for a failure that printed none: exit status, its
  * kind and the last error message. */
 void ctl_json_error(ctl *c, int rc);
@@ -220,6 +279,9 @@ void j_u64(const char *key, uint64_t v);
 void j_bool(const char *key, bool v);
 void j_null(const char *key);
 void j_done(void);   /* newline after the top-level value */
+/* A whole JSON object written elsewhere (pcambench's result line), as one
+ * document of the running command. */
+void j_raw_doc(const char *doc);
 /* Sense bytes as a JSON object under key. */
 void j_sense(const char *key, const uint8_t *sense, size_t len);
 void ctl_hexdump(const uint8_t *b, size_t n);

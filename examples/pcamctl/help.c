@@ -20,10 +20,10 @@ const char ctl_version[] = PCAMCTL_VERSION;
 /* Value options and flags are listed " -a --bee " so a lookup is strstr of " NAME ". */
 static const ctl_cmd cmds[] = {
     {"devlist", cmd_devlist, "devlist [-l] [-v]",
-     "scan and list the devices (-l: capacity and agreement; -v: the bus and every ID)", " ",
+     "scan and list the devices (-l: capacity, agreement; -v: every ID); exit 45 if one was not scanned", " ",
      " -l --long -v --verbose ", false},
     {"inquiry", cmd_inquiry, "inquiry PATH [--vpd PAGE] [--hex]",
-     "standard INQUIRY decoded, or a VPD page (00 80 83 86 89 B0 B1 B2 decoded)", " --vpd ",
+     "standard INQUIRY decoded, or a VPD page (number, or sg_vpd's sn, di, bl...)", " --vpd ",
      " --hex ", false},
     {"readcap", cmd_readcap, "readcap PATH", "READ CAPACITY: last LBA, block size, size", " ", " ",
      false},
@@ -32,7 +32,7 @@ static const ctl_cmd cmds[] = {
     {"reportluns", cmd_reportluns, "reportluns PATH [--select N]", "REPORT LUNS: the LUNs a target has",
      " --select ", " ", false},
     {"read", cmd_read, "read PATH --lba N --count N -o FILE [--progress|--no-progress]",
-     "blocks to a file ('-' = stdout)", " --lba --count -o --file ", " --progress --no-progress ", false},
+     "blocks to a file ('-' = stdout); on an error the good blocks are kept and counted", " --lba --count -o --file ", " --progress --no-progress ", false},
     {"write", cmd_write, "write PATH --lba N [--count N] -i FILE [--progress|--no-progress]",
      "blocks from a file (a whole number of blocks, or --count)", " --lba --count -i --file ",
      " --progress --no-progress ", false},
@@ -40,11 +40,11 @@ static const ctl_cmd cmds[] = {
      "VERIFY(10/16) of blocks on the medium (default: all)", " --lba --count ",
      " --progress --no-progress ", false},
     {"cmd", cmd_cmd,
-     "cmd PATH CDB-HEX... [-r LEN [-o FILE]] [-s LEN [-i FILE]] [--timeout MS] [--retries N] [--hex]",
-     "a raw CDB: -r reads LEN bytes of data in, -s sends LEN bytes out (from FILE, else zeros)",
-     " -r --in -s --out -i -o --timeout --retries ", " --hex ", false},
+     "cmd PATH CDB-HEX... [-r LEN [-o FILE]] [-s LEN [-i FILE]] [--timeout MS] [--retries N] [--hex] [--force]",
+     "a raw CDB: -r reads LEN bytes of data in, -s sends LEN bytes out (from FILE, else standard input)",
+     " -r --in -s --out -i -o --timeout --retries ", " --hex --force ", false},
     {"modepage", cmd_modepage, "modepage PATH [--page P] [--pc cur|chg|def|sav] [--set OFF=BYTE,...] [--yes]",
-     "MODE SENSE(10) of a page, decoded; --set changes bytes with MODE SELECT after a confirmation",
+     "MODE SENSE(10) of a page, decoded; --set changes bytes with MODE SELECT (none if nothing changes)",
      " --page --pc --set ", " --yes --hex ", false},
     {"start", cmd_start, "start PATH", "START STOP UNIT: spin up", " ", " ", false},
     {"stop", cmd_stop, "stop PATH", "START STOP UNIT: spin down", " ", " ", false},
@@ -52,7 +52,7 @@ static const ctl_cmd cmds[] = {
      false},
     {"load", cmd_load, "load PATH", "START STOP UNIT with LoEj: load the medium and start", " ", " ",
      false},
-    {"rescan", cmd_rescan, "rescan", "scan the bus again and say what was found and lost", " ", " ",
+    {"rescan", cmd_rescan, "rescan", "scan the bus again: what was found and lost, what it could not scan (45)", " ", " ",
      false},
     {"negotiate", cmd_negotiate,
      "negotiate TARGET [--period F] [--offset N] [--width 8|16] [--dt on|off] [--disconnect on|off] "
@@ -73,9 +73,9 @@ static const ctl_cmd cmds[] = {
     {"bench", cmd_bench, "bench [pcambench options]", "the benchmark on its own bus (bench --help)", " ",
      " ", true},
     {"script", cmd_script, "script [FILE]",
-     "run subcommands from FILE (default stdin), one per line, on one bus (one QEMU)", " ", " ", false},
+     "subcommands from FILE (default stdin) on one bus; '!' expects a bus failure, '!N' exit N", " ", " ", false},
     {"hmp", cmd_hmp, "hmp MONITOR-COMMAND...",
-     "qemu-esp: a QEMU monitor command (e.g. qemu-io d0 \"break read_aio A\"), in a script", " ", " ", true},
+     "qemu-esp: a QEMU monitor command (e.g. qemu-io d0 \"break read_aio A\"); an error answer fails it", " ", " ", true},
     {"help", cmd_help, "help [COMMAND]", "this text, or one command's", " ", " ", true},
 };
 
@@ -97,7 +97,7 @@ static const char global_text[] =
     "  --qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]   qemu-esp: a drive (repeatable; IDs 0..6)\n"
     "  --qemu-fault ID[:LUN][:CONFIG]  qemu-esp: put blkdebug (CONFIG: [inject-error] rules) under that drive\n"
     "  --qemu-arg ARG   qemu-esp: one more QEMU argument (repeatable)\n"
-    "  --json           machine-readable output on stdout (an error object on failure)\n"
+    "  --json           JSON on stdout, one schema (docs/pcamctl.schema.json): command, ok, ...\n"
     "  --polled         drive the core in polled mode (no interrupts)\n"
     "  --yes            confirm changes (modepage --set) without asking\n"
     "  --version        the version\n"
@@ -109,9 +109,14 @@ static const char global_text[] =
 
 static const char exit_text[] =
     "\n"
-    "exit status: 0 done, 1 the command failed on the bus, 2 bad usage or topology,\n"
-    "             3 no device at PATH, 4 back-end not available, 5 a local file failed,\n"
-    "             6 a change was not confirmed\n";
+    "exit status, in sg3_utils' categories: 0 done, 1 syntax error (usage, topology),\n"
+    "  2 not ready, 3 medium or hardware error, 5 illegal request, 6 unit attention,\n"
+    "  7 data protect, 9 invalid opcode, 11 aborted command, 14 miscompare, 15 file error,\n"
+    "  22 LBA out of range, 24 reservation conflict, 26 busy, 27 task set full,\n"
+    "  28 ACA active, 29 task aborted, 33 timeout, 97 malformed response, 98 other sense,\n"
+    "  99 other error (the bus, QEMU, memory); pcamctl's own: 42 no device at PATH,\n"
+    "  43 back-end not available, 44 change not confirmed, 45 scan incomplete,\n"
+    "  46 a script line did not fail as its '!' expected\n";
 
 void ctl_print_help(FILE *f)
 {
@@ -178,6 +183,10 @@ int ctl_dispatch(ctl *c, const char *name, int argc, char **argv)
         return -1;
     const char *outer = c->cmd;
     c->cmd = k->name;
+    /* The command a script line, the command line or trace names: its
+     * name heads the JSON documents (ctl_json_finish). */
+    if (outer == NULL || strcmp(outer, "script") == 0 || strcmp(outer, "trace") == 0)
+        c->json_cmd = k->name;
     int rc = 0;
     for (int i = 0; i < argc && !k->own_args; i++) {
         const char *a = argv[i];

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Output: error messages, a small streaming JSON writer, sense and event
- * rendering. The JSON writer keeps one "first member" flag per nesting
- * level so callers only say what to write, never where commas go.
+ * Output: error messages, a small JSON writer, sense and event rendering.
+ * The JSON writer keeps one "first member" flag per nesting level so
+ * callers only say what to write, never where commas go. A command's
+ * documents are held until it has finished, so that each gets the one
+ * envelope docs/pcamctl.schema.json describes: "command" (the subcommand's
+ * name) and "ok" first, and on a failure "exit_status", "kind" and
+ * "error" whatever the command wrote (ctl_json_finish).
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl.h"
@@ -62,13 +67,9 @@ int ctl_usage(ctl *c, const char *fmt, ...)
 
 void ctl_json_error(ctl *c, int rc)
 {
-    static const char *const kinds[] = {"ok", "scsi", "usage", "no_device", "backend", "file", "not_confirmed"};
     j_obj(NULL);
-    j_bool("ok", false);
-    if (c->cmd != NULL)
-        j_str("command", c->cmd);
     j_u64("exit_status", (uint64_t)rc);
-    j_str("kind", rc >= 0 && (size_t)rc < sizeof kinds / sizeof kinds[0] ? kinds[rc] : "other");
+    j_str("kind", ctl_exit_kind(rc));
     j_str("error", c->last_err[0] != '\0' ? c->last_err : "failed");
     j_end_obj();
     j_done();
@@ -79,6 +80,114 @@ void ctl_json_error(ctl *c, int rc)
 static bool j_first[J_DEPTH] = {true};
 static int j_level;
 static unsigned j_ndocs;
+/* The documents of the running command, '\n'-separated (a string holds
+ * no raw newline: it is escaped). */
+static char *jb;
+static size_t jb_len, jb_cap;
+static bool jb_oom;
+
+static void jput(const char *s, size_t n)
+{
+    if (jb_oom)
+        return;
+    if (jb_len + n + 1 > jb_cap) {
+        size_t cap = jb_cap != 0 ? jb_cap : 4096;
+        while (cap < jb_len + n + 1)
+            cap *= 2;
+        char *p = realloc(jb, cap);
+        if (p == NULL) {
+            jb_oom = true;
+            return;
+        }
+        jb = p;
+        jb_cap = cap;
+    }
+    memcpy(jb + jb_len, s, n);
+    jb_len += n;
+    jb[jb_len] = '\0';
+}
+
+static void jputc(char ch) { jput(&ch, 1); }
+static void jputs(const char *s) { jput(s, strlen(s)); }
+
+static void jprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+static void jprintf(const char *fmt, ...)
+{
+    char tmp[64];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        jput(tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* A string as a JSON string, into out (for the envelope). */
+static void jstr_to(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", out);
+        else if (ch < 0x20 || ch >= 0x7F)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+void j_raw_doc(const char *doc)
+{
+    jputs(doc);
+    j_done();
+}
+
+void ctl_json_finish(ctl *c, int rc, unsigned docs_before)
+{
+    if (!c->json) {
+        jb_len = 0;
+        return;
+    }
+    if (jb_oom) {
+        jb_len = 0;
+        jb_oom = false;
+        ctl_err(c, CTL_EOTHER, "out of memory for the JSON output");
+    }
+    if (jb_len == 0 && rc != 0 && j_ndocs == docs_before)
+        ctl_json_error(c, rc);
+    const char *name = c->json_cmd != NULL ? c->json_cmd : c->cmd != NULL ? c->cmd : "pcamctl";
+    for (size_t at = 0; at < jb_len;) {
+        char *doc = jb + at, *nl = memchr(doc, '\n', jb_len - at);
+        size_t n = nl != NULL ? (size_t)(nl - doc) : jb_len - at;
+        at += n + 1;
+        if (n < 2 || doc[0] != '{' || doc[n - 1] != '}') {
+            fwrite(doc, 1, n, stdout); /* not an object: cannot happen, never hidden */
+            fputc('\n', stdout);
+            continue;
+        }
+        doc[n] = '\0';
+        fputs("{\"command\":", stdout);
+        jstr_to(stdout, name);
+        fprintf(stdout, ",\"ok\":%s", rc == 0 ? "true" : "false");
+        if (n > 2)
+            fputc(',', stdout);
+        fwrite(doc + 1, 1, n - 2, stdout);
+        if (rc != 0 && strstr(doc, "\"exit_status\":") == NULL) {
+            fprintf(stdout, ",\"exit_status\":%d,\"kind\":\"%s\",\"error\":", rc, ctl_exit_kind(rc));
+            jstr_to(stdout, c->last_err[0] != '\0' ? c->last_err : "failed");
+        }
+        fputs("}\n", stdout);
+    }
+    jb_len = 0;
+}
 
 unsigned j_docs(void)
 {
@@ -87,36 +196,36 @@ unsigned j_docs(void)
 
 static void j_string(const char *s)
 {
-    putchar('"');
+    jputc('"');
     for (; *s != '\0'; s++) {
         unsigned char ch = (unsigned char)*s;
         if (ch == '"' || ch == '\\')
-            printf("\\%c", ch);
+            jprintf("\\%c", ch);
         else if (ch == '\n')
-            fputs("\\n", stdout);
+            jputs("\\n");
         else if (ch < 0x20 || ch >= 0x7F)
-            printf("\\u%04x", ch);
+            jprintf("\\u%04x", ch);
         else
-            putchar(ch);
+            jputc(ch);
     }
-    putchar('"');
+    jputc('"');
 }
 
 static void j_key(const char *key)
 {
     if (!j_first[j_level])
-        putchar(',');
+        jputc(',');
     j_first[j_level] = false;
     if (key != NULL) {
         j_string(key);
-        putchar(':');
+        jputc(':');
     }
 }
 
 static void j_open(const char *key, char ch)
 {
     j_key(key);
-    putchar(ch);
+    jputc(ch);
     if (j_level + 1 < J_DEPTH)
         j_level++;
     j_first[j_level] = true;
@@ -127,14 +236,14 @@ void j_arr(const char *key) { j_open(key, '['); }
 
 void j_end_obj(void)
 {
-    putchar('}');
+    jputc('}');
     if (j_level > 0)
         j_level--;
 }
 
 void j_end_arr(void)
 {
-    putchar(']');
+    jputc(']');
     if (j_level > 0)
         j_level--;
 }
@@ -148,31 +257,31 @@ void j_str(const char *key, const char *v)
 void j_u64(const char *key, uint64_t v)
 {
     j_key(key);
-    printf("%llu", (unsigned long long)v);
+    jprintf("%llu", (unsigned long long)v);
 }
 
 void j_bool(const char *key, bool v)
 {
     j_key(key);
-    fputs(v ? "true" : "false", stdout);
+    jputs(v ? "true" : "false");
 }
 
 void j_null(const char *key)
 {
     j_key(key);
-    fputs("null", stdout);
+    jputs("null");
 }
 
 void j_i64(const char *key, int64_t v)
 {
     j_key(key);
-    printf("%lld", (long long)v);
+    jprintf("%lld", (long long)v);
 }
 
 void j_done(void)
 {
     j_ndocs++;
-    putchar('\n');
+    jputc('\n');
     j_level = 0;
     j_first[0] = true;
 }
@@ -261,7 +370,29 @@ void ctl_print_events(ctl *c)
                 j_u64("target", ev[i].target);
             if (ev[i].lun != 0xFF)
                 j_u64("lun", ev[i].lun);
-            j_u64("arg", ev[i].arg);
+            /* The event's argument decoded into what it means for that
+             * event, and nothing for events that have none. */
+            uint32_t arg = ev[i].arg;
+            switch (ev[i].code) {
+            case PCAM_EV_BUS_RESET: j_bool("ours", arg == 1); break;
+            case PCAM_EV_NEGOTIATED:
+                j_u64("period", arg & 0xFFu);
+                j_u64("offset", (arg >> 8) & 0xFFu);
+                j_u64("width", ((arg >> 16) & 0xFFu) <= 2 ? 8u << ((arg >> 16) & 0xFFu) : 0);
+                j_u64("ppr_options", arg >> 24);
+                break;
+            case PCAM_EV_QUEUE_FULL: j_u64("depth", arg); break;
+            case PCAM_EV_TIMEOUT: case PCAM_EV_ABORT_SENT: case PCAM_EV_BAD_RESELECT: j_u64("tag", arg); break;
+            case PCAM_EV_PARITY: case PCAM_EV_BAD_PHASE: j_u64("phase", arg); break;
+            case PCAM_EV_MSG_REJECT: j_u64("message", arg); break;
+            case PCAM_EV_CHECK_COND:
+                j_u64("sense_key", (arg >> 16) & 0xFu);
+                j_u64("asc", (arg >> 8) & 0xFFu);
+                j_u64("ascq", arg & 0xFFu);
+                break;
+            case PCAM_EV_SPEED_DOWN: j_u64("period", arg); break;
+            default: break;
+            }
             j_end_obj();
             continue;
         }

@@ -9,6 +9,7 @@
  * in help.c, the topology grammar in simspec.c, the man page in pcamctl.1.
  * Nothing here talks to a chip: only CCBs through the back-end seam.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,36 @@ int ctl_parse_path(ctl *c, const char *s, uint8_t *target, uint8_t *lun, bool al
     return 0;
 }
 
+bool ctl_parse_size(const char *s, uint64_t *out)
+{
+    static const struct { const char *suffix; uint64_t mult; } sfx[] = {
+        {"k", 1024}, {"K", 1024}, {"KiB", 1024}, {"KB", 1000},
+        {"m", 1048576}, {"M", 1048576}, {"MiB", 1048576}, {"MB", 1000000}};
+    char num[32];
+    size_t n = 0;
+    if (s == NULL)
+        return false;
+    if (ctl_parse_u64(s, out))
+        return true;
+    while (s[n] >= '0' && s[n] <= '9')
+        n++;
+    if (n == 0 || n >= sizeof num)
+        return false;
+    memcpy(num, s, n);
+    num[n] = '\0';
+    uint64_t v;
+    if (!ctl_parse_u64(num, &v))
+        return false;
+    for (size_t i = 0; i < sizeof sfx / sizeof sfx[0]; i++)
+        if (strcmp(s + n, sfx[i].suffix) == 0) {
+            if (v > UINT64_MAX / sfx[i].mult)
+                return false;
+            *out = v * sfx[i].mult;
+            return true;
+        }
+    return false;
+}
+
 int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
 {
     pcam_ccb ccb;
@@ -104,7 +135,7 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
         return 0;
     }
     if (target == c->spec.initiator)
-        return ctl_err(c, CTL_ENODEV, "%u is the initiator's own ID", target);
+        return ctl_err(c, CTL_EUSAGE, "%u is the initiator's own ID, not a target", target);
     /* The scan did not list it: ask once more, so a target that is there
      * but BUSY, hung or failing says so instead of "no device". */
     uint8_t cdb[16], data[36];
@@ -121,21 +152,24 @@ int ctl_need_device(ctl *c, uint8_t target, uint8_t lun, pcam_dev *dev)
         return ctl_err(c, CTL_ENODEV, "no device at %u:%u (selection timeout: nothing answers at that ID)",
                        target, lun);
     if (ist == 0xFFFFFFFFu)
-        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table and did not finish an INQUIRY (it hangs)",
+        return ctl_err(c, CTL_ETIMEOUT, "%u:%u is not in the scan's table and did not finish an INQUIRY (it hangs)",
                        target, lun);
     if ((ist & PCAM_STATUS_MASK) == PCAM_REQ_CMP) {
         pcam_inquiry inq;
         if (pcam_inquiry_parse(data, sizeof data - io.ccb.u.io.resid, &inq) == PCAM_OK && inq.qualifier != 0)
             return ctl_err(c, CTL_ENODEV, "no device at %u:%u (target %u answers, peripheral qualifier %u: no LU there)",
                            target, lun, target, inq.qualifier);
-        return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'",
+        return ctl_err(c, CTL_EOTHER,
+                       c->script ? "%u:%u is not in the scan's table, but INQUIRY answers now: run 'rescan'"
+                                 : "%u:%u is not in the scan's table (the scan of this run failed with it, see the "
+                                   "warnings), but INQUIRY answers now: run the command again, which scans again",
                        target, lun);
     }
     char why[256];
     ctl_io_describe(&io, why, sizeof why);
     if ((ist & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR && io.ccb.u.io.scsi_status == 0x08)
         snprintf(why, sizeof why, "the target answers BUSY (SCSI status 0x08) after the core's retries");
-    return ctl_err(c, CTL_EFAIL, "%u:%u is not in the scan's table: %s", target, lun, why);
+    return ctl_err(c, ctl_io_exit(&io), "%u:%u is not in the scan's table: %s", target, lun, why);
 }
 
 void ctl_io_init(ctl_io *io, uint8_t target, uint8_t lun, const uint8_t *cdb, int cdb_len,
@@ -163,11 +197,52 @@ uint32_t ctl_io_run(ctl *c, ctl_io *io)
     return io->status;
 }
 
+const char *ctl_status_sentence(uint32_t st)
+{
+    if (st == 0xFFFFFFFFu)
+        return "the command never completed, not even through the core's recovery: the back-end or the target hangs";
+    switch ((pcam_status)(st & PCAM_STATUS_MASK)) {
+    case PCAM_REQ_CMP: return "done";
+    case PCAM_REQ_INPROG: return "the command is still in the core";
+    case PCAM_REQ_ABORTED: return "the command was aborted before it finished (an abort, a reset or shutdown); run it again";
+    case PCAM_REQ_CMP_ERR: return "the command failed in a way the core could not classify; 'reset --json' shows the bus's events";
+    case PCAM_BUSY: return "the bus or the device stayed busy through every retry; try again later";
+    case PCAM_REQ_INVALID: return "the core refused the request before the bus: the CDB length, direction or buffer does not fit";
+    case PCAM_PATH_INVALID: return "there is no such target or LUN on this bus";
+    case PCAM_DEV_NOT_THERE: return "no device answers at this path";
+    case PCAM_SEL_TIMEOUT: return "the target did not answer selection: check that it is powered, its ID, cabling and termination";
+    case PCAM_CMD_TIMEOUT:
+        return "the target took the command but did not finish it in time, and the core stopped it; check the device, "
+               "or allow more time (cmd --timeout)";
+    case PCAM_SCSI_STATUS_ERROR: return "the target ended the command with an error status";
+    case PCAM_SCSI_BUS_RESET: return "the command was lost to a SCSI bus reset; run it again";
+    case PCAM_UNCOR_PARITY:
+        return "parity errors on the bus that retries and slower transfers did not cure: check cabling and termination";
+    case PCAM_AUTOSENSE_FAIL: return "the target reported CHECK CONDITION, but fetching its sense data failed";
+    case PCAM_NO_HBA: return "the controller is gone or shut down";
+    case PCAM_DATA_RUN_ERR:
+        return "the target moved more data than the command's buffer holds (a data overrun): check the CDB's "
+               "allocation or transfer length against the data length given";
+    case PCAM_UNEXP_BUSFREE:
+        return "the target let go of the bus in the middle of the command (an unexpected bus free): it may have "
+               "reset or crashed";
+    case PCAM_SEQUENCE_FAIL:
+        return "the target went to a bus phase the protocol does not allow at that point; a firmware or cabling problem";
+    case PCAM_BDR_SENT: return "the command was lost to a device or LUN reset; run it again";
+    case PCAM_REQ_TOO_BIG: return "the transfer is larger than the controller moves in one command; ask for less";
+    case PCAM_REQUEUE_REQ: return "the command was not run; run it again";
+    case PCAM_MSG_REJECT_REC: return "the target rejected a message the command depends on (a tag, or a negotiation)";
+    case PCAM_RESRC_UNAVAIL: return "no tag or storage was free for the command; try again";
+    case PCAM_FUNC_NOTAVAIL: return "the controller does not implement this function";
+    }
+    return "the command failed with an unknown status";
+}
+
 void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
 {
     uint32_t st = io->status;
     if (st == 0xFFFFFFFFu) {
-        snprintf(buf, cap, "did not complete");
+        snprintf(buf, cap, "%s", ctl_status_sentence(st));
         return;
     }
     if ((st & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR && io->ccb.u.io.scsi_status == 0x02 &&
@@ -182,38 +257,126 @@ void ctl_io_describe(const ctl_io *io, char *buf, size_t cap)
         return;
     }
     if ((st & PCAM_STATUS_MASK) == PCAM_SCSI_STATUS_ERROR) {
-        snprintf(buf, cap, "SCSI status 0x%02x", io->ccb.u.io.scsi_status);
+        static const struct { uint8_t s; const char *text; } ss[] = {
+            {0x08, "the target answered BUSY (SCSI status 0x08) through every retry; try again later"},
+            {0x18, "the target answered RESERVATION CONFLICT (SCSI status 0x18): another initiator holds it"},
+            {0x28, "the target answered TASK SET FULL (SCSI status 0x28) through every retry"},
+            {0x30, "the target answered ACA ACTIVE (SCSI status 0x30)"},
+            {0x40, "the target answered TASK ABORTED (SCSI status 0x40)"}};
+        for (size_t i = 0; i < sizeof ss / sizeof ss[0]; i++)
+            if (ss[i].s == io->ccb.u.io.scsi_status) {
+                snprintf(buf, cap, "%s", ss[i].text);
+                return;
+            }
+        snprintf(buf, cap, "the target ended the command with SCSI status 0x%02x", io->ccb.u.io.scsi_status);
         return;
     }
     if (io->ccb.u.io.recovery != 0) {
         /* Name the recovery the core ran and how it went (issue 16). */
         char r[128];
         (void)pcam_recovery_format(io->ccb.u.io.recovery, r, sizeof r);
-        snprintf(buf, cap, "%s after %s", pcam_status_name(st), r);
+        snprintf(buf, cap, "%s (the core's recovery: %s)", ctl_status_sentence(st), r);
         return;
     }
-    snprintf(buf, cap, "%s", pcam_status_name(st));
+    snprintf(buf, cap, "%s", ctl_status_sentence(st));
+}
+
+int ctl_io_exit(const ctl_io *io)
+{
+    uint32_t st = io->status;
+    if (st == 0xFFFFFFFFu || (st & PCAM_STATUS_MASK) == PCAM_CMD_TIMEOUT)
+        return CTL_ETIMEOUT;
+    if ((st & PCAM_STATUS_MASK) == PCAM_REQ_CMP)
+        return CTL_ESANITY; /* GOOD with data missing */
+    if ((st & PCAM_STATUS_MASK) == PCAM_SEL_TIMEOUT || (st & PCAM_STATUS_MASK) == PCAM_DEV_NOT_THERE)
+        return CTL_ENODEV;
+    if ((st & PCAM_STATUS_MASK) == PCAM_BUSY)
+        return CTL_EBUSY;
+    if ((st & PCAM_STATUS_MASK) != PCAM_SCSI_STATUS_ERROR)
+        return CTL_EOTHER;
+    switch (io->ccb.u.io.scsi_status) {
+    case 0x02: break;
+    case 0x08: return CTL_EBUSY;
+    case 0x18: return CTL_ERESV;
+    case 0x28: return CTL_ETASKFULL;
+    case 0x30: return CTL_EACA;
+    case 0x40: return CTL_ETASKABORTED;
+    default: return CTL_ESANITY;
+    }
+    pcam_sense s;
+    size_t n = (size_t)(io->ccb.u.io.sense_len - io->ccb.u.io.sense_resid);
+    if (!(st & PCAM_AUTOSNS_VALID) || pcam_sense_decode(io->sense, n, &s) != PCAM_OK)
+        return CTL_ESENSE;
+    switch (s.key) {
+    case 0x2: return CTL_ENOTREADY;
+    case 0x3: case 0x4: case 0x8: return CTL_EMEDIUM;
+    case 0x5:
+        if (s.asc_valid && s.asc == 0x20 && s.ascq == 0x00)
+            return CTL_EOPCODE;
+        if (s.asc_valid && s.asc == 0x21 && s.ascq == 0x00)
+            return CTL_ELBA;
+        return CTL_EILLEGAL;
+    case 0x6: return CTL_EUA;
+    case 0x7: return CTL_EPROTECT;
+    case 0xB: return CTL_EABORTED;
+    case 0xE: return CTL_EMISCOMPARE;
+    default: return CTL_ESENSE;
+    }
+}
+
+bool ctl_exit_is_scsi(int rc)
+{
+    return (rc >= CTL_ENOTREADY && rc <= CTL_EMISCOMPARE) || (rc >= CTL_ELBA && rc <= CTL_ETIMEOUT) ||
+           rc == CTL_ESANITY || rc == CTL_ESENSE || rc == CTL_EOTHER;
+}
+
+const char *ctl_exit_kind(int rc)
+{
+    static const struct { int rc; const char *kind; } k[] = {
+        {CTL_OK, "ok"}, {CTL_EUSAGE, "usage"}, {CTL_ENOTREADY, "not_ready"}, {CTL_EMEDIUM, "medium_error"},
+        {CTL_EILLEGAL, "illegal_request"}, {CTL_EUA, "unit_attention"}, {CTL_EPROTECT, "data_protect"},
+        {CTL_EOPCODE, "invalid_opcode"}, {CTL_EABORTED, "aborted_command"}, {CTL_EMISCOMPARE, "miscompare"},
+        {CTL_EFILE, "file"}, {CTL_ELBA, "lba_out_of_range"}, {CTL_ERESV, "reservation_conflict"},
+        {CTL_EBUSY, "busy"}, {CTL_ETASKFULL, "task_set_full"}, {CTL_EACA, "aca_active"},
+        {CTL_ETASKABORTED, "task_aborted"}, {CTL_ETIMEOUT, "timeout"}, {CTL_ENODEV, "no_device"},
+        {CTL_EBACKEND, "backend"}, {CTL_ENOTCONF, "not_confirmed"}, {CTL_ESCAN, "scan_incomplete"},
+        {CTL_EEXPECT, "expectation"}, {CTL_ESANITY, "bad_response"}, {CTL_ESENSE, "sense_other"},
+        {CTL_EOTHER, "other"}};
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        if (k[i].rc == rc)
+            return k[i].kind;
+    return "other";
 }
 
 int ctl_io_fail(ctl *c, const char *what, const ctl_io *io)
+{
+    return ctl_io_fail_at(c, what, io, NULL);
+}
+
+int ctl_io_fail_at(ctl *c, const char *what, const ctl_io *io, const ctl_partial *part)
 {
     char why[256];
     ctl_io_describe(io, why, sizeof why);
     if (c->json && !c->quiet) {
         j_obj(NULL);
-        j_bool("ok", false);
-        j_str("command", what);
-        j_u64("exit_status", CTL_EFAIL);
-        j_str("kind", "scsi");
+        j_str("operation", what);
+        j_u64("exit_status", (uint64_t)ctl_io_exit(io));
+        j_str("kind", ctl_exit_kind(ctl_io_exit(io)));
         j_str("status", io->status == 0xFFFFFFFFu ? "NOT_COMPLETED" : pcam_status_name(io->status));
         j_u64("scsi_status", io->ccb.u.io.scsi_status);
         if (io->status != 0xFFFFFFFFu && (io->status & PCAM_AUTOSNS_VALID))
             j_sense("sense", io->sense, (size_t)(io->ccb.u.io.sense_len - io->ccb.u.io.sense_resid));
         j_str("error", why);
+        if (part != NULL && part->valid) {
+            j_u64("good_blocks", part->good_blocks);
+            j_u64("error_lba", part->error_lba);
+            if (part->file != NULL)
+                j_str("file", part->file);
+        }
         j_end_obj();
         j_done();
     }
-    return ctl_err(c, CTL_EFAIL, "%s failed: %s", what, why);
+    return ctl_err(c, ctl_io_exit(io), "%s failed: %s", what, why);
 }
 
 #define MAX_ARGS 512
@@ -272,14 +435,43 @@ static int early(ctl *c, int code, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     ctl_err(c, code, "%s", msg);
-    if (c->json)
-        ctl_json_error(c, code);
     return code;
 }
 
+static ctl c;
+
+static int run(int argc, char **argv);
+
+/* Whatever the command did, output that did not reach stdout (a full disk,
+ * a closed pipe, /dev/full) is a failure: nothing may be lost with exit 0.
+ * The last flush and the close are checked, and any earlier write error
+ * stdio remembers. */
 int main(int argc, char **argv)
 {
-    static ctl c;
+    int rc = run(argc, argv);
+    ctl_json_finish(&c, rc, 0);
+    errno = 0;
+    bool bad = fflush(stdout) != 0;
+    int e = errno;
+    bad = ferror(stdout) != 0 || bad;
+    if (fclose(stdout) != 0 && !bad) {
+        bad = true;
+        e = errno;
+    }
+    if (bad && !c.stdout_failed) {
+        c.quiet = false;
+        ctl_err(&c, CTL_EFILE, "writing standard output failed: %s",
+                e != 0 ? strerror(e) : "an earlier write failed");
+        if (rc == 0)
+            rc = CTL_EFILE;
+    }
+    if (bad && rc == 0)
+        rc = CTL_EFILE;
+    return rc;
+}
+
+static int run(int argc, char **argv)
+{
     static char *args[MAX_ARGS];
     static char *rest[MAX_ARGS];
     static char split[MAX_ARGS][256];
@@ -378,8 +570,6 @@ int main(int argc, char **argv)
         } else if (nrest == 0 && a[0] == '-') {
             ctl_err(&c, CTL_EUSAGE, "unknown option '%s'", a);
             fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists them\n", stderr);
-            if (c.json)
-                ctl_json_error(&c, CTL_EUSAGE);
             return CTL_EUSAGE;
         } else {
             rest[nrest++] = args[i];
@@ -422,7 +612,7 @@ int main(int argc, char **argv)
     if (rc == 0 && sim[0] == '@') {
         file_text = simspec_read_file(sim + 1, err, sizeof err);
         if (file_text == NULL)
-            rc = ctl_err(&c, CTL_EUSAGE, "--sim: %s", err);
+            rc = ctl_err(&c, CTL_EFILE, "--sim: %s", err);
         else
             sim = file_text;
     }
@@ -430,18 +620,12 @@ int main(int argc, char **argv)
         rc = ctl_err(&c, CTL_EUSAGE, "bad --sim topology: %s", err);
     free(file_text);
     if (rc == 0) {
-        unsigned docs = j_docs();
         rc = ctl_dispatch(&c, rest[0], nrest - 1, rest + 1);
         if (rc < 0) {
             rc = ctl_err(&c, CTL_EUSAGE, "unknown command '%s'", rest[0]);
             fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists the commands\n", stderr);
         }
         ctl_close(&c);
-        if (c.json && rc != 0 && j_docs() == docs)
-            ctl_json_error(&c, rc);
-        return rc;
     }
-    if (c.json)
-        ctl_json_error(&c, rc);
-    return rc;
+    return rc; /* main writes the JSON (ctl_json_finish) */
 }

@@ -106,7 +106,7 @@ static int qemu_open(ctl *c)
     }
     c->qe = calloc(1, sizeof *c->qe);
     if (c->qe == NULL)
-        return ctl_err(c, CTL_EFAIL, "out of memory");
+        return ctl_err(c, CTL_EOTHER, "out of memory");
     memset(&o, 0, sizeof o);
     o.drives = d;
     o.ndrives = c->nqdrives;
@@ -115,15 +115,19 @@ static int qemu_open(ctl *c)
     o.extra_args = c->nqargs != 0 ? c->qemu_args : NULL;
     /* The monitor carries blkdebug's break/resume and the hmp command. */
     o.monitor = c->qemu_monitor || c->script;
-    o.log_file = stderr;
-    o.log_level = getenv("PCAMCTL_QEMU_DEBUG") != NULL ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
+    /* The harness's error lines come back in err and pcam_qemu_error(),
+     * which pcamctl says once; its log is for PCAMCTL_QEMU_DEBUG only, or a
+     * start-up error would be printed twice. */
+    bool debug = getenv("PCAMCTL_QEMU_DEBUG") != NULL;
+    o.log_file = debug ? stderr : NULL;
+    o.log_level = debug ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
     rc = pcam_qemu_esp_open(c->qe, &o, err, sizeof err);
     if (rc != 0) {
         free(c->qe);
         c->qe = NULL;
         if (rc == -ENOENT)
             return ctl_err(c, CTL_EBACKEND, "back-end 'qemu-esp': %s", err);
-        return ctl_err(c, rc == -ECHILD || rc == -ETIMEDOUT ? CTL_EBACKEND : CTL_EFAIL,
+        return ctl_err(c, rc == -ECHILD || rc == -ETIMEDOUT ? CTL_EBACKEND : CTL_EOTHER,
                        "back-end 'qemu-esp' could not start: %s", err);
     }
     c->open = true;
@@ -139,7 +143,7 @@ static bool qemu_step(ctl *c)
 {
     int rc = pcam_qemu_esp_step(c->qe, 100);
     if (rc < 0) {
-        ctl_err(c, CTL_EFAIL, "QEMU failed: %s", pcam_qemu_error(c->qe->q));
+        ctl_err(c, CTL_EOTHER, "QEMU failed: %s", pcam_qemu_error(c->qe->q));
         return false;
     }
     return true;
@@ -156,7 +160,7 @@ static void qemu_close(ctl *c)
     if (c->qe != NULL) {
         int rc = pcam_qemu_esp_close(c->qe);
         if (rc != 0)
-            ctl_err(c, CTL_EFAIL, "QEMU ended badly: %d", rc);
+            ctl_err(c, CTL_EOTHER, "QEMU ended badly: %d", rc);
         free(c->qe);
         c->qe = NULL;
     }
@@ -166,6 +170,27 @@ static void qemu_close(ctl *c)
 const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_open, qemu_submit, qemu_step, qemu_now,
                                           qemu_close};
 
+/* The human monitor answers an error as text, not as a failure: these are
+ * the forms QEMU's messages take (a line starting so). */
+static bool hmp_error(const char *out, const char **line)
+{
+    static const char *const starts[] = {"unknown command", "Error", "error", "qemu-io: ", "Try \"help",
+                                         "Device '", "Invalid", "invalid", "Could not", "could not",
+                                         "Parameter '", "Missing", "No "};
+    for (const char *p = out; *p != '\0';) {
+        for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
+            if (strncmp(p, starts[i], strlen(starts[i])) == 0) {
+                *line = p;
+                return true;
+            }
+        const char *nl = strchr(p, '\n');
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+    }
+    return false;
+}
+
 int cmd_hmp(ctl *c, int argc, char **argv)
 {
     char cmd[1024], out[8192];
@@ -174,19 +199,43 @@ int cmd_hmp(ctl *c, int argc, char **argv)
         return ctl_err(c, CTL_EUSAGE, "hmp: the QEMU monitor needs --backend qemu-esp");
     if (argc == 0)
         return ctl_usage(c, "missing the monitor command");
+    /* The shell (or the script's quotes) took the quotes off: a word with a
+     * blank in it gets them back, as the monitor's own syntax wants
+     * (qemu-io d0 "break read_aio A"). */
     for (int i = 0; i < argc; i++) {
-        int n = snprintf(cmd + k, sizeof cmd - k, "%s%s", i ? " " : "", argv[i]);
+        bool quote = strpbrk(argv[i], " \t") != NULL || argv[i][0] == '\0';
+        if (quote && strchr(argv[i], '"') != NULL)
+            return ctl_usage(c, "a monitor word with both a blank and a '\"' cannot be passed on");
+        int n = snprintf(cmd + k, sizeof cmd - k, "%s%s%s%s", i ? " " : "", quote ? "\"" : "", argv[i],
+                         quote ? "\"" : "");
         if (n < 0 || (size_t)n >= sizeof cmd - k)
             return ctl_usage(c, "the monitor command is too long");
         k += (size_t)n;
     }
+    /* A one-shot hmp needs the monitor too, not only a script or --qemu-fault. */
+    if (!c->open)
+        c->qemu_monitor = true;
     int rc = ctl_open(c);
     if (rc != 0)
         return rc;
     out[0] = '\0';
     rc = pcam_qemu_hmp(c->qe->q, cmd, out, sizeof out);
     if (rc != 0)
-        return ctl_err(c, CTL_EFAIL, "monitor command '%s' failed: %s", cmd, out[0] ? out : strerror(-rc));
+        return ctl_err(c, CTL_EOTHER, "monitor command '%s' failed: %s", cmd, out[0] ? out : strerror(-rc));
+    /* The monitor ends its lines with CR LF. */
+    size_t w = 0;
+    for (size_t r = 0; out[r] != '\0'; r++)
+        if (out[r] != '\r')
+            out[w++] = out[r];
+    out[w] = '\0';
+    const char *bad = NULL;
+    if (hmp_error(out, &bad)) {
+        char first[256];
+        size_t n = strcspn(bad, "\n");
+        snprintf(first, sizeof first, "%.*s", (int)(n < sizeof first ? n : sizeof first - 1), bad);
+        fputs(out, stderr);
+        return ctl_err(c, CTL_EOTHER, "monitor command '%s' failed: QEMU answered \"%s\"", cmd, first);
+    }
     if (c->json) {
         j_obj(NULL);
         j_str("hmp", cmd);

@@ -7,15 +7,21 @@
  *   # a comment
  *   devlist
  *   read 0 --lba 0 --count 8 -o a.bin
- *   ! read 0 --lba 100 --count 1 -o b.bin     a leading '!' expects a failure
+ *   ! read 0 --lba 1000 --count 1 -o b.bin    '!' expects the command to fail
+ *   !42 tur 4                                 '!N' expects exit status N
  *   reset bus
  *
  * Words split at blanks; '...' and "..." quote. `--json` on a line applies
- * to that line. The script's exit status is that of the first line that
- * did not do what it was expected to (1 for an expected failure that
- * succeeded), else 0. Commands that build their own bus (trace, bench on
- * QEMU, script) are refused here: a script never opens a second bus.
+ * to that line. A bare '!' expects a failure of the command on the bus or
+ * in the device (an exit status ctl_exit_is_scsi() accepts); '!N' expects
+ * exactly N. A usage error, a file error or "no device" never meets a bare
+ * '!', and a usage error never meets any: a typo must not pass as the
+ * failure a test wanted. The script's exit status is that of the first
+ * line that did not do what it was expected to (46 for an expectation not
+ * met), else 0. Commands that build their own bus (trace, bench on QEMU,
+ * script) are refused here: a script never opens a second bus.
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -73,6 +79,7 @@ int cmd_script(ctl *c, int argc, char **argv)
     int status = 0;
     unsigned lineno = 0;
     c->script = true;
+    c->stdin_script = f == stdin;
     for (;;) {
         if (tty) {
             fputs("pcamctl> ", stderr);
@@ -90,17 +97,35 @@ int cmd_script(ctl *c, int argc, char **argv)
         }
         if (n == 0)
             continue;
+        /* '!' or '!N', alone or glued to the command ("!tur 4"). */
         bool expect_fail = false;
-        if (strcmp(w[0], "!") == 0 || w[0][0] == '!') {
+        int expect_rc = -1; /* -1: any failure of the command itself */
+        if (w[0][0] == '!') {
+            const char *p = w[0] + 1;
             expect_fail = true;
-            if (w[0][1] != '\0') {
-                w[0]++;
+            if (*p >= '0' && *p <= '9') {
+                expect_rc = 0;
+                for (; *p >= '0' && *p <= '9' && expect_rc < 1000; p++)
+                    expect_rc = expect_rc * 10 + (*p - '0');
+            }
+            bool bad = (expect_rc >= 0 && *p != '\0') || expect_rc == 0 || expect_rc > 255 ||
+                       expect_rc == CTL_EUSAGE;
+            if (*p != '\0') {
+                w[0] = (char *)p;
             } else {
                 memmove(w, w + 1, (size_t)(n - 1) * sizeof *w);
                 n--;
             }
-            if (n == 0)
+            if (bad || n == 0) {
+                c->cmd = "script";
+                ctl_err(c, CTL_EUSAGE, "script line %u: %s", lineno,
+                        n == 0 ? "'!' without a command"
+                        : expect_rc == CTL_EUSAGE ? "'!1' expects a usage error, which is never an expected failure"
+                                                  : "'!N' wants N from 2 to 255 and a blank before the command");
+                if (status == 0 && !tty)
+                    status = CTL_EUSAGE;
                 continue;
+            }
         }
         int k = 0;
         c->json = json;
@@ -116,6 +141,7 @@ int cmd_script(ctl *c, int argc, char **argv)
         int rc;
         unsigned docs = j_docs();
         c->last_err[0] = '\0';
+        c->json_cmd = NULL;
         if (strcmp(w[0], "trace") == 0 || strcmp(w[0], "script") == 0 ||
             (strcmp(w[0], "bench") == 0 && !ctl_is_sim(c))) {
             c->cmd = "script";
@@ -127,13 +153,35 @@ int cmd_script(ctl *c, int argc, char **argv)
                 rc = ctl_err(c, CTL_EUSAGE, "line %u: unknown command '%s'", lineno, w[0]);
             }
         }
-        if (c->json && rc != 0 && j_docs() == docs)
-            ctl_json_error(c, rc);
-        fflush(stdout);
+        ctl_json_finish(c, rc, docs);
+        /* Output lost is a failure of the line that wrote it. */
+        if (fflush(stdout) != 0 && !c->stdout_failed) {
+            c->cmd = "script";
+            int e = ctl_err(c, CTL_EFILE, "line %u: writing standard output failed: %s", lineno, strerror(errno));
+            c->stdout_failed = true;
+            if (rc == 0)
+                rc = e;
+        }
         if (expect_fail && rc == 0) {
             c->cmd = "script";
-            ctl_err(c, CTL_EFAIL, "line %u: '%s' was expected to fail and did not", lineno, w[0]);
-            rc = CTL_EFAIL;
+            ctl_err(c, CTL_EEXPECT, "line %u: '%s' was expected to fail and did not", lineno, w[0]);
+            rc = CTL_EEXPECT;
+        } else if (expect_fail && expect_rc >= 0 && rc != expect_rc) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EEXPECT, "line %u: '%s' was expected to exit %d (%s) and exited %d (%s)", lineno, w[0],
+                    expect_rc, ctl_exit_kind(expect_rc), rc, ctl_exit_kind(rc));
+            rc = CTL_EEXPECT;
+        } else if (expect_fail && rc == CTL_EUSAGE) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EEXPECT, "line %u: '%s' is a usage error, never an expected failure", lineno, w[0]);
+            rc = CTL_EEXPECT;
+        } else if (expect_fail && expect_rc < 0 && !ctl_exit_is_scsi(rc)) {
+            c->cmd = "script";
+            ctl_err(c, CTL_EEXPECT,
+                    "line %u: '%s' exited %d (%s), which is not a failure of the command on the bus; "
+                    "write '!%d' if that is the failure wanted",
+                    lineno, w[0], rc, ctl_exit_kind(rc), rc);
+            rc = CTL_EEXPECT;
         } else if (expect_fail) {
             rc = 0;
         } else if (rc != 0 && !tty) {
@@ -148,5 +196,6 @@ int cmd_script(ctl *c, int argc, char **argv)
         fclose(f);
     c->json = json;
     c->cmd = "script";
+    c->json_cmd = "script";
     return status;
 }

@@ -26,9 +26,13 @@
  *            | "busy=" N            answer BUSY to the next N commands
  *            | "merr=" LBA          a MEDIUM ERROR at that block (up to 8)
  *            | "hang=" N            never finish the next N commands
+ *            | "busfree=" N         drop off the bus in the middle of the next N commands
+ *            | "badphase=" N        go to a reserved bus phase after the CDB of the next N
  *            | "parity=" PPM        parity errors per million data bytes
  *            | "disc=" ("seek" | "always" | "never")   disconnect policy
  *            | "noua"               no UNIT ATTENTION at power-on
+ *            | "afterscan"          busy= hang= busfree= badphase= start after the scan, so
+ *                                   they reach the command a one-shot run gives
  *
  * Defaults: a wide bus, initiator 7, seed 1; a disk is 64M of 512-byte
  * blocks, a CD holds a 64M medium of 2048-byte blocks; targets are wide
@@ -171,6 +175,8 @@ static const char *target_opt(spec_target *t, char *o, char *why, size_t whycap)
             t->tc.ppr_options = PCAM_PPR_DT_REQ;
         } else if (strcmp(k, "notags") == 0) {
             t->tc.reject_tags = true;
+        } else if (strcmp(k, "afterscan") == 0) {
+            t->after_scan = true;
         } else if (strcmp(k, "noua") == 0) {
             t->tc.ua_power_on = false;
         } else {
@@ -229,6 +235,10 @@ static const char *target_opt(spec_target *t, char *o, char *why, size_t whycap)
         t->tc.busy_next = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
     } else if (strcmp(k, "hang") == 0) {
         t->tc.hang_next = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    } else if (strcmp(k, "busfree") == 0) {
+        t->tc.unexpected_free_next = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+    } else if (strcmp(k, "badphase") == 0) {
+        t->tc.illegal_phase_next = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
     } else if (strcmp(k, "parity") == 0) {
         if (n > 1000000)
             return "parity= takes 0..1000000 (per million bytes)";
@@ -309,8 +319,12 @@ static int parse_target(simspec *s, char *item, char *err, size_t cap)
     if (t->bytes % t->block_size != 0)
         return fail(err, cap, "'%s': size is not a whole number of %u-byte blocks", copy,
                     (unsigned)t->block_size);
-    if (t->bytes > (1ull << 40))
-        return fail(err, cap, "'%s': size above 1T", copy);
+    /* Media are sparse (unbacked anonymous pages, or a sparse file), so
+     * only written blocks cost; 16T reaches past LBA 2^32 at 512 bytes (a
+     * disk over 2 TiB needs 16-byte CDBs) and leaves a few such disks room
+     * in a 47-bit address space. */
+    if (t->bytes > (16ull << 40))
+        return fail(err, cap, "'%s': size above 16T", copy);
     if (t->file[0] != '\0' && t->luns != 1)
         return fail(err, cap, "'%s': file= needs a single LUN", copy);
     for (unsigned i = 0; i < t->nmerr; i++)

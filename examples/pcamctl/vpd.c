@@ -57,7 +57,7 @@ int ctl_std_inquiry(ctl *c, uint8_t t, uint8_t l, bool hex)
         return ctl_io_fail(c, "INQUIRY", &io);
     size_t got = sizeof data - io.ccb.u.io.resid;
     if (pcam_inquiry_parse(data, got, &q) != PCAM_OK)
-        return ctl_err(c, CTL_EFAIL, "INQUIRY data is malformed (%zu bytes)", got);
+        return ctl_err(c, CTL_ESANITY, "INQUIRY data is malformed (%zu bytes)", got);
     const char *why = NULL;
     bool used = ctl_lu_tagged(c, t, l, &why);
     if (c->json) {
@@ -396,13 +396,19 @@ static void vpd_b2(ctl *c, const uint8_t *p, size_t n)
 }
 
 /* Decode a whole page (header included) as received. */
-static int decode_page(ctl *c, const uint8_t *data, size_t got, int t, int l, uint8_t want, bool hex)
+/* Decode a VPD page of got bytes; cap is the buffer it was read into (0:
+ * bytes given on the command line). A page whose header promises more
+ * than came is decoded as far as it goes and then fails (97): the device
+ * (or the user) sent a truncated page. Only when it filled pcamctl's own
+ * buffer is that the buffer's limit, said as a warning. */
+static int decode_page(ctl *c, const uint8_t *data, size_t got, size_t cap, int t, int l, uint8_t want, bool hex)
 {
     if (got < 4 || (want != 0xFF && data[1] != want))
-        return ctl_err(c, CTL_EFAIL, "VPD page 0x%02x: malformed answer (%zu bytes)", want, got);
+        return ctl_err(c, CTL_ESANITY, "VPD page 0x%02x: malformed answer (%zu bytes)", want, got);
     uint8_t page = data[1];
-    size_t n = (size_t)be16(data + 2);
-    if (n > got - 4)
+    size_t declared = (size_t)be16(data + 2), n = declared;
+    bool truncated = n > got - 4;
+    if (truncated)
         n = got - 4;
     const uint8_t *p = data + 4;
     if (c->json) {
@@ -414,6 +420,8 @@ static int decode_page(ctl *c, const uint8_t *data, size_t got, int t, int l, ui
         j_u64("page", page);
         j_str("page_name", page_name(page));
         j_u64("length", n);
+        j_u64("page_length", declared);
+        j_bool("truncated", truncated);
     } else if (t >= 0) {
         printf("%d:%d: VPD page 0x%02x (%s), %zu bytes\n", t, l, page, page_name(page), n);
     } else {
@@ -461,7 +469,7 @@ static int decode_page(ctl *c, const uint8_t *data, size_t got, int t, int l, ui
             for (size_t i = 0; i < n && i < 64; i++)
                 k += (size_t)snprintf(hx + k, sizeof hx - k, "%s%02x", i ? " " : "", p[i]);
             hx[k] = '\0';
-            j_str("bytes", hx);
+            j_str("data", hx);
         } else {
             hex = true;
         }
@@ -472,6 +480,14 @@ static int decode_page(ctl *c, const uint8_t *data, size_t got, int t, int l, ui
         j_done();
     } else if (hex) {
         ctl_hexdump(data, got);
+    }
+    if (truncated && cap != 0 && got == cap) {
+        ctl_warn(c, "VPD page 0x%02x has %zu bytes; only the first %zu fit pcamctl's buffer and are decoded", page,
+                 declared, got - 4);
+    } else if (truncated) {
+        return ctl_err(c, CTL_ESANITY,
+                       "VPD page 0x%02x is truncated: its header says %zu bytes, %zu came; only those are decoded above",
+                       page, declared, got - 4);
     }
     return 0;
 }
@@ -487,7 +503,7 @@ int ctl_vpd_inquiry(ctl *c, uint8_t t, uint8_t l, uint8_t page, bool hex)
     snprintf(what, sizeof what, "INQUIRY VPD page 0x%02x", page);
     if (ctl_io_run(c, &io) != PCAM_REQ_CMP)
         return ctl_io_fail(c, what, &io);
-    return decode_page(c, data, sizeof data - io.ccb.u.io.resid, t, l, page, hex);
+    return decode_page(c, data, sizeof data - io.ccb.u.io.resid, sizeof data, t, l, page, hex);
 }
 
 int cmd_vpd(ctl *c, int argc, char **argv)
@@ -498,5 +514,5 @@ int cmd_vpd(ctl *c, int argc, char **argv)
         return CTL_EUSAGE;
     if (n < 4)
         return ctl_usage(c, "a VPD page has a 4-byte header: give at least 4 bytes");
-    return decode_page(c, b, (size_t)n, -1, -1, 0xFF, false);
+    return decode_page(c, b, (size_t)n, 0, -1, -1, 0xFF, false);
 }

@@ -68,8 +68,16 @@ void esp_load_target(esp_sc *s, uint8_t target)
     s->regs_known = true;
 }
 
-/* One DMA run on the AM53C974: engine idle while it is programmed, chip
- * command, then START (the chip's DMA request finds the engine ready). */
+/* One DMA run on the AM53C974: the engine idle while it is programmed, then
+ * START, then the chip command, whose DMA request finds the engine running.
+ * Not command then START (Linux's am53c974 order): QEMU's model (7.2) loads
+ * the chip's counter with the command and, until START, lets a data-in
+ * chunk its disk delivers in that window go through the previous TRANSFER
+ * INFORMATION into the idle engine, whose count is spent: nothing reaches
+ * memory, the bytes are gone, and every later piece of the transfer lands
+ * one piece early (issue 30; docs/linux.md, "Whole-disk reads under host
+ * load"). An engine started first waits for the core's DMA request; that
+ * the real chip takes this order too is assumed, not tried on hardware. */
 void esp_dma_program(esp_sc *s, uint32_t n, uint32_t bus, bool in, uint8_t cmd)
 {
     uint32_t dirbit = in ? AMD_CMD_DIR_IN : 0;
@@ -89,8 +97,8 @@ void esp_dma_program(esp_sc *s, uint32_t n, uint32_t bus, bool in, uint8_t cmd)
     }
     s->tc_known = true;
     amd_wr(s, AMD_DMA_SPA, bus);
-    esp_cmd(s, (uint8_t)(cmd | ESP_C_DMA));
     amd_wr(s, AMD_DMA_CMD, AMD_CMD_START | dirbit);
+    esp_cmd(s, (uint8_t)(cmd | ESP_C_DMA));
     s->st.dma_transfers++;
 }
 
@@ -356,11 +364,13 @@ static const pcam_hal_ops esp_ops = {
     esp_op_msg_in, esp_op_msg_accept, op_set_atn,   op_set_xfer,   esp_op_poll,
 };
 
-pcam_err pcam_esp_attach(pcam_esp *sc, const pcam_esp_config *cfg, const pcam_platform *plat,
-                         pcam_hal *out)
+pcam_err pcam_esp_attach_abi(size_t sc_size, pcam_esp *sc, const pcam_esp_config *cfg,
+                             const pcam_platform *plat, pcam_hal *out)
 {
     esp_sc *s = (esp_sc *)(void *)sc;
 
+    if (sc_size != sizeof(pcam_esp))
+        return PCAM_ERR_ABI; /* storage from other headers: not ours to write */
     if (sc == NULL || cfg == NULL || plat == NULL || out == NULL)
         return PCAM_ERR_NULL;
     if (plat->read8 == NULL || plat->write8 == NULL || plat->now_ns == NULL)

@@ -5,6 +5,10 @@
  * their mechanism. Pure command execution: no bus, no phases, no messages.
  * The simulated target (sim_target.c) owns the task set and the protocol and
  * calls these to execute each command.
+ *
+ * Installed with pcam_sim.h, which includes it: the API reference documents
+ * the types here (Doxygen comments); the functions are for the simulator's
+ * own target model and tests, documented in plain comments.
  */
 #ifndef PCAM_SIM_LU_H
 #define PCAM_SIM_LU_H
@@ -14,65 +18,71 @@
 #include <stdint.h>
 #include "pcam/pcam_types.h"
 
+/** What a simulated logical unit is. */
 typedef enum pcam_simlu_kind {
-    PCAM_SIMLU_ABSENT = 0, /* no LU: INQUIRY says qualifier 3 / type 1Fh */
-    PCAM_SIMLU_DISK = 1,   /* SBC direct access */
-    PCAM_SIMLU_CDROM = 2   /* MMC-like removable, read-only */
+    PCAM_SIMLU_ABSENT = 0, /**< No LU: INQUIRY says qualifier 3 / type 1Fh. */
+    PCAM_SIMLU_DISK = 1,   /**< SBC direct access. */
+    PCAM_SIMLU_CDROM = 2   /**< MMC-like removable, read-only. */
 } pcam_simlu_kind;
 
-/* Mechanism model of a disk (all times in ns). */
+/** Mechanism model of a disk (all times in ns). */
 typedef struct pcam_simlu_timing {
-    uint64_t overhead_ns;       /* per command, controller overhead */
-    uint64_t seek_min_ns;       /* track-to-track */
-    uint64_t seek_max_ns;       /* full stroke */
-    uint64_t rotation_ns;       /* one revolution (average latency is half) */
-    uint32_t media_kbps;        /* media transfer rate, KB/s (1 KB = 1000 B) */
-    uint32_t cache_blocks;      /* read-ahead: a read that continues the last one skips seek+rotation */
+    uint64_t overhead_ns;       /**< Per command, controller overhead. */
+    uint64_t seek_min_ns;       /**< Track-to-track seek. */
+    uint64_t seek_max_ns;       /**< Full-stroke seek. */
+    uint64_t rotation_ns;       /**< One revolution (average latency is half). */
+    uint32_t media_kbps;        /**< Media transfer rate, KB/s (1 KB = 1000 B). */
+    uint32_t cache_blocks;      /**< Read-ahead: a read that continues the last one skips seek+rotation. */
 } pcam_simlu_timing;
 
+/** One simulated logical unit: its identity, medium, mechanism and pending conditions. */
 typedef struct pcam_simlu {
-    pcam_simlu_kind kind;
-    uint8_t *store;             /* media, blocks * block_size bytes (NULL: no medium) */
-    uint64_t blocks;
-    uint32_t block_size;
-    char vendor[9], product[17], revision[5], serial[21];
-    bool cmdque;                /* INQUIRY CmdQue bit */
-    uint8_t version;            /* INQUIRY version (5 = SPC-3: REPORT LUNS is used by scans) */
-    pcam_simlu_timing timing;
-    uint64_t head_lba;          /* where the mechanism is */
-    uint64_t last_end_lba;      /* for the read-ahead cache */
+    pcam_simlu_kind kind;       /**< Disk, CD-ROM or absent. */
+    uint8_t *store;             /**< Media, blocks * block_size bytes (NULL: no medium). */
+    uint64_t blocks;            /**< Blocks on the medium. */
+    uint32_t block_size;        /**< Bytes per block. */
+    char vendor[9];             /**< INQUIRY vendor identification. */
+    char product[17];           /**< INQUIRY product identification. */
+    char revision[5];           /**< INQUIRY product revision level. */
+    char serial[21];            /**< Unit serial number (VPD 80h); "" for none. */
+    bool cmdque;                /**< INQUIRY CmdQue bit. */
+    uint8_t version;            /**< INQUIRY version (5 = SPC-3: REPORT LUNS is used by scans). */
+    pcam_simlu_timing timing;   /**< Mechanism model. */
+    uint64_t head_lba;          /**< Where the mechanism is. */
+    uint64_t last_end_lba;      /**< For the read-ahead cache. */
     /* pending conditions */
-    bool ua_pending;            /* UNIT ATTENTION to report on the next command (not INQUIRY/REPORT LUNS/REQUEST SENSE) */
-    uint8_t ua_asc, ua_ascq;    /* its ASC/ASCQ (29/00 power on, reset, or BDR) */
-    uint64_t not_ready_until_ns;/* NOT READY 04/01 before this time */
-    uint64_t medium_error_lba[8];
-    uint8_t medium_errors;      /* entries used in medium_error_lba */
-    uint8_t sense[18];          /* sense for the next REQUEST SENSE (fixed format) */
-    bool sense_valid;
-    bool stopped;               /* START STOP UNIT stopped it (NOT READY 04/02) */
-    uint8_t mode_caching[20];   /* caching page (08h) current values */
-    uint8_t mode_disconnect[16];/* disconnect-reconnect page (02h) current values */
-    uint32_t luns_on_target;    /* for REPORT LUNS: a bitmask of LUNs 0-31 present (set by the target) */
-    /* added by sim_lu.c's author */
-    uint8_t *ejected_store;     /* CD-ROM: medium in the open tray after an eject, reloaded by START STOP UNIT LOEJ+START */
-    bool prevent_removal;       /* CD-ROM: PREVENT ALLOW MEDIUM REMOVAL prevents eject (5/53/02) */
+    bool ua_pending;            /**< UNIT ATTENTION to report on the next command (not INQUIRY/REPORT LUNS/REQUEST SENSE). */
+    uint8_t ua_asc;             /**< Its ASC (29h power on, reset, or BDR). */
+    uint8_t ua_ascq;            /**< Its ASCQ. */
+    uint64_t not_ready_until_ns;/**< NOT READY 04/01 before this time. */
+    uint64_t medium_error_lba[8]; /**< LBAs that fail with MEDIUM ERROR 11/00. */
+    uint8_t medium_errors;      /**< Entries used in medium_error_lba. */
+    uint8_t sense[18];          /**< Sense for the next REQUEST SENSE (fixed format). */
+    bool sense_valid;           /**< sense holds a condition not yet read. */
+    bool stopped;               /**< START STOP UNIT stopped it (NOT READY 04/02). */
+    uint8_t mode_caching[20];   /**< Caching page (08h) current values. */
+    uint8_t mode_disconnect[16];/**< Disconnect-reconnect page (02h) current values. */
+    uint32_t luns_on_target;    /**< For REPORT LUNS: a bitmask of LUNs 0-31 present (set by the target). */
+    uint8_t *ejected_store;     /**< CD-ROM: medium in the open tray after an eject, reloaded by START STOP UNIT LOEJ+START. */
+    bool prevent_removal;       /**< CD-ROM: PREVENT ALLOW MEDIUM REMOVAL prevents eject (5/53/02). */
 } pcam_simlu;
 
-/* One command, as the target hands it to the LU. */
+/** One command, as the target hands it to the LU. */
 typedef struct pcam_simlu_cmd {
-    const uint8_t *cdb;
-    uint8_t cdb_len;
-    uint8_t *buf;               /* data buffer, cap bytes */
-    uint32_t cap;
+    const uint8_t *cdb;         /**< The CDB. */
+    uint8_t cdb_len;            /**< Its length. */
+    uint8_t *buf;               /**< Data buffer, cap bytes. */
+    uint32_t cap;               /**< Size of buf. */
     /* filled by pcam_simlu_prepare */
-    pcam_dir dir;               /* NONE, IN or OUT */
-    uint32_t xfer_len;          /* bytes the target moves in the data phase */
-    uint8_t status;             /* SCSI status (0 GOOD, 2 CHECK CONDITION) */
-    bool media;                 /* touches the media: seek + rotation apply */
-    uint64_t lba;
-    uint32_t blocks;
+    pcam_dir dir;               /**< Filled by pcam_simlu_prepare(): NONE, IN or OUT. */
+    uint32_t xfer_len;          /**< Filled: bytes the target moves in the data phase. */
+    uint8_t status;             /**< Filled: SCSI status (0 GOOD, 2 CHECK CONDITION). */
+    bool media;                 /**< Filled: touches the media, so seek and rotation apply. */
+    uint64_t lba;               /**< Filled: first block of a media command. */
+    uint32_t blocks;            /**< Filled: its block count. */
 } pcam_simlu_cmd;
 
+/* Make lu an absent LU (qualifier 3). */
 void pcam_simlu_init_absent(pcam_simlu *lu);
 /* A disk with its media in `store` (blocks * block_size bytes, owned by the
  * caller; block_size 0 means 512). Revision "1.00", version 5, CmdQue on,

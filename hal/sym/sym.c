@@ -675,9 +675,11 @@ static const pcam_hal_cmd_ops sym_cmd_ops = {
     .reset_dev = op_reset_dev,
 };
 
-pcam_err pcam_sym_attach(pcam_sym *storage, const pcam_sym_config *cfg, const pcam_platform *plat,
-                         pcam_hal *out)
+pcam_err pcam_sym_attach_abi(size_t sc_size, pcam_sym *storage, const pcam_sym_config *cfg,
+                             const pcam_platform *plat, pcam_hal *out)
 {
+    if (sc_size != sizeof(pcam_sym))
+        return PCAM_ERR_ABI; /* storage from other headers: not ours to write */
     if (storage == NULL || cfg == NULL || plat == NULL || out == NULL || cfg->dma_va == NULL)
         return PCAM_ERR_NULL;
     if (plat->now_ns == NULL || plat->read8 == NULL || plat->write8 == NULL ||

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The template back-end's interface: what every chip back-end gives its
- * embedder. Copy hal/template/ to hal/<chip>/, rename template -> <chip>,
- * and move this header to include/pcam/pcam_<chip>.h once it is public
- * (docs/porting.md). Never include an OS header here: back-ends are
- * freestanding like the core.
+ * embedder. Copy hal/template/ to hal/<chip>/ and rename it as
+ * docs/porting.md says; the header is installed from the back-end's folder
+ * (include/pcam/<chip>/, on the users' include path), or from
+ * include/pcam/ if you move it there. Never include an OS header here:
+ * back-ends are freestanding like the core.
  */
 #ifndef PCAM_TEMPLATE_H
 #define PCAM_TEMPLATE_H
@@ -44,11 +45,21 @@ typedef struct pcam_template {
     pcam_template_stats stats;
 } pcam_template;
 
+/* The library's attach: sc_size is the caller's sizeof(pcam_template).
+ * Storage the caller sized from other headers is refused with PCAM_ERR_ABI
+ * before a byte of it is written (pcam.h, pcam_abi). */
+pcam_err pcam_template_attach_abi(size_t sc_size, pcam_template *sc, const pcam_template_config *cfg,
+                                  const pcam_platform *plat, pcam_hal *out);
+
 /* Check the configuration, reset the chip (not the bus) and fill *out with
- * the ops table and sc for pcam_bus_init(). Returns PCAM_OK, PCAM_ERR_NULL
- * or PCAM_ERR_RANGE (bad initiator ID). */
-pcam_err pcam_template_attach(pcam_template *sc, const pcam_template_config *cfg,
-                              const pcam_platform *plat, pcam_hal *out);
+ * the ops table and sc for pcam_bus_init(). Returns PCAM_OK, PCAM_ERR_ABI,
+ * PCAM_ERR_NULL or PCAM_ERR_RANGE (bad initiator ID). Inline, so that the
+ * size it passes is the caller's. */
+static inline pcam_err pcam_template_attach(pcam_template *sc, const pcam_template_config *cfg,
+                                            const pcam_platform *plat, pcam_hal *out)
+{
+    return pcam_template_attach_abi(sizeof(pcam_template), sc, cfg, plat, out);
+}
 
 /* Copy the counters (all zero for NULL). */
 void pcam_template_get_stats(const pcam_template *sc, pcam_template_stats *out);

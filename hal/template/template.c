@@ -214,9 +214,11 @@ static const pcam_hal_ops tpl_ops = {
     .poll = tpl_poll,
 };
 
-pcam_err pcam_template_attach(pcam_template *sc, const pcam_template_config *cfg,
-                              const pcam_platform *plat, pcam_hal *out)
+pcam_err pcam_template_attach_abi(size_t sc_size, pcam_template *sc, const pcam_template_config *cfg,
+                                  const pcam_platform *plat, pcam_hal *out)
 {
+    if (sc_size != sizeof(pcam_template))
+        return PCAM_ERR_ABI; /* storage from other headers: not ours to write */
     if (sc == NULL || cfg == NULL || plat == NULL || out == NULL || plat->now_ns == NULL)
         return PCAM_ERR_NULL;
     if (cfg->initiator_id > 7)

@@ -71,7 +71,7 @@ typedef enum pcam_status {
 
 /** Mask of the status code in pcam_ccb::status. */
 #define PCAM_STATUS_MASK 0x3Fu
-/** Flag in pcam_ccb::status: the LUN queue is frozen until released (pcam_release_queue). */
+/** Flag in pcam_ccb::status: the LUN queue is frozen until released (a #PCAM_FN_REL_QUEUE CCB). */
 #define PCAM_DEV_QFRZN 0x40u
 /** Flag in pcam_ccb::status: sense data in the CCB is valid. */
 #define PCAM_AUTOSNS_VALID 0x80u
@@ -379,6 +379,94 @@ typedef enum pcam_event_code {
 /** Fill @p cfg with the documented defaults. @param cfg the settings to fill. */
 void pcam_bus_config_defaults(pcam_bus_config *cfg);
 
+/* ------------------------------------------------------------------ */
+/**
+ * @brief Version of the storage layouts behind ::pcam_abi; bumped whenever
+ * a storage type changes other than through a configuration switch.
+ */
+#define PCAM_ABI_VERSION 1u
+
+/**
+ * @brief The caller's view of the storage it hands the library.
+ *
+ * The storage types (::pcam_bus, ::pcam_lun, ::pcam_ccb and the back-ends'
+ * and ASPI's) are complete in the headers so that the caller can allocate
+ * them, and their sizes depend on the configuration switches
+ * (pcam_config.h). A program compiled with other switches than the library
+ * would hand it storage of the wrong size, which the library would
+ * overwrite. So, as zlib's deflateInit_() takes ZLIB_VERSION and
+ * sizeof(z_stream), every entry point that takes such storage gets the
+ * caller's view, filled by #PCAM_ABI_INITIALIZER in the caller's own
+ * translation unit (the inline wrappers pcam_bus_init() and
+ * pcam_aspi_add_adapter() do it), and refuses a view other than the
+ * library's with #PCAM_ERR_ABI before writing anything. pcam_abi_check()
+ * says what differs. The switch values are the layout fingerprint: each
+ * switch that changes a storage type's layout, as the caller saw it.
+ */
+typedef struct pcam_abi {
+    uint32_t version;     /**< #PCAM_ABI_VERSION. */
+    uint32_t abi_size;    /**< sizeof(pcam_abi). */
+    uint32_t bus_size;    /**< sizeof(pcam_bus). */
+    uint32_t ccb_size;    /**< sizeof(pcam_ccb). */
+    uint32_t lun_size;    /**< sizeof(pcam_lun): one slot of the LUN array. */
+    uint32_t target_size; /**< sizeof(pcam_target): one per-target slot of the bus. */
+    uint32_t max_targets; /**< #PCAM_CFG_MAX_TARGETS. */
+    uint32_t tags;        /**< #PCAM_CFG_TAGS. */
+    uint32_t tag_hash;    /**< #PCAM_CFG_TAG_HASH. */
+    uint32_t event_ring;  /**< #PCAM_CFG_EVENT_RING. */
+    uint32_t scan_buf;    /**< #PCAM_CFG_SCAN_BUF. */
+    uint32_t counters;    /**< #PCAM_CFG_COUNTERS. */
+} pcam_abi;
+
+/** A ::pcam_abi initializer: the view of the translation unit that expands it. */
+#define PCAM_ABI_INITIALIZER                                                                    \
+    { PCAM_ABI_VERSION, (uint32_t)sizeof(pcam_abi), (uint32_t)sizeof(pcam_bus),                 \
+      (uint32_t)sizeof(pcam_ccb), (uint32_t)sizeof(pcam_lun), (uint32_t)sizeof(pcam_target),    \
+      PCAM_CFG_MAX_TARGETS, PCAM_CFG_TAGS, PCAM_CFG_TAG_HASH, PCAM_CFG_EVENT_RING,              \
+      PCAM_CFG_SCAN_BUF, PCAM_CFG_COUNTERS }
+
+/**
+ * Compare a caller's view of the storage with the library's.
+ * @param caller the caller's view (#PCAM_ABI_INITIALIZER); NULL differs.
+ * @param why    when not NULL, receives the first difference with both
+ *               sides' values, e.g. "PCAM_CFG_MAX_TARGETS: caller 16,
+ *               library 8", or "" when they agree; always NUL-terminated
+ *               when @p cap > 0.
+ * @param cap    size of @p why.
+ * @return PCAM_OK when they agree, #PCAM_ERR_ABI when they do not.
+ */
+pcam_err pcam_abi_check(const pcam_abi *caller, char *why, size_t cap);
+
+/**
+ * Does this program's view of the storage agree with the library's? Call
+ * it to explain a #PCAM_ERR_ABI: it says which switch or size differs,
+ * with the program's and the library's values.
+ * @param why receives the difference ("" when none); may be NULL.
+ * @param cap size of @p why.
+ * @return PCAM_OK or #PCAM_ERR_ABI.
+ */
+static inline pcam_err pcam_abi_compare(char *why, size_t cap)
+{
+    const pcam_abi mine = PCAM_ABI_INITIALIZER;
+    return pcam_abi_check(&mine, why, cap);
+}
+
+/**
+ * pcam_bus_init() with the caller's view of the storage: see there. Call
+ * pcam_bus_init(), which passes the right view; a caller that fills its
+ * own must use #PCAM_ABI_INITIALIZER.
+ * @param abi the caller's view; a view other than the library's is
+ *            refused with #PCAM_ERR_ABI and nothing is written (the
+ *            platform's log, when given, says what differs).
+ * @param bus  see pcam_bus_init(). @param cfg see pcam_bus_init().
+ * @param hal  see pcam_bus_init(). @param plat see pcam_bus_init().
+ * @param luns see pcam_bus_init(). @param nluns see pcam_bus_init().
+ * @return as pcam_bus_init().
+ */
+pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_config *cfg,
+                           const pcam_hal *hal, const pcam_platform *plat, pcam_lun *luns,
+                           size_t nluns);
+
 /**
  * Bring up a bus.
  *
@@ -389,17 +477,31 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg);
  * PCAM_BUS_LUNS() gives the array length. Nothing else is allocated; each
  * CCB carries its own state.
  *
+ * The call is checked as zlib's deflateInit() is: this inline function
+ * passes the caller's view of the storage (::pcam_abi: the sizes of
+ * ::pcam_bus, ::pcam_ccb, ::pcam_lun and ::pcam_target, and the switches
+ * that change them) to pcam_bus_init_abi(), which refuses a program built
+ * with other switches than the library before it writes anything.
+ *
  * @param bus       storage for the bus, overwritten.
  * @param cfg       settings (copied); NULL for the defaults.
  * @param hal       the chip back-end.
  * @param plat      platform services (copied); now_ns is required.
  * @param luns      LUN storage.
  * @param nluns     elements in @p luns.
- * @return PCAM_OK, PCAM_ERR_NULL, or PCAM_ERR_RANGE when the storage is too
- *         small or a setting is out of range.
+ * @return PCAM_OK; #PCAM_ERR_ABI (nothing written) when this program was
+ *         built with other configuration switches than the library
+ *         (pcam_abi_compare() says which); PCAM_ERR_NULL; PCAM_ERR_RANGE
+ *         when the storage is too small or a setting is out of range;
+ *         PCAM_ERR_UNSUPPORTED for a script- or command-level back-end in a
+ *         core built with #PCAM_CFG_CMDLEVEL 0 (the log names the switch).
  */
-pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
-                       const pcam_platform *plat, pcam_lun *luns, size_t nluns);
+static inline pcam_err pcam_bus_init(pcam_bus *bus, const pcam_bus_config *cfg, const pcam_hal *hal,
+                                     const pcam_platform *plat, pcam_lun *luns, size_t nluns)
+{
+    const pcam_abi mine = PCAM_ABI_INITIALIZER;
+    return pcam_bus_init_abi(&mine, bus, cfg, hal, plat, luns, nluns);
+}
 
 /**
  * Hand a CCB to the core. It completes exactly once through ccb->done, maybe
@@ -454,6 +556,92 @@ size_t pcam_bus_read_events(pcam_bus *bus, pcam_event *out, size_t max);
 /** The current queue depth (openings) of a LUN, or 0 for a bad path.
  *  @param bus the bus. @param target target ID. @param lun LUN. @return the depth. */
 uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun);
+
+/**
+ * @name Policies for a host with its own SCSI layer
+ *
+ * A shim only translates (docs/design.md, rule 2). Where the host's own
+ * SCSI layer needs a number or a yes/no that is a policy (how long the
+ * core's timer waits behind the host's, how deep an untagged LUN's queue
+ * is, whether a LUN is tagged, how long an error handler waits for the
+ * core's recovery), the shim asks the core here, so that every shim gives
+ * the same answer and the simulated-bus tests prove it. tests/shims checks
+ * that no shim reads INQUIRY bytes or makes such a number up itself.
+ * @{
+ */
+
+/** Backstop: the core's timer on a command whose host times it out itself
+ *  runs this many times the host's timeout ... */
+#define PCAM_HOST_BACKSTOP_FACTOR 3u
+/** ... plus this margin (ms), so that it only fires if the host's own
+ *  error handling is stuck: two owners racing on one deadline would make
+ *  either's recovery unpredictable. */
+#define PCAM_HOST_BACKSTOP_MARGIN_MS 30000u
+/** Retry budget of a command from a host whose own layer retries (Linux's
+ *  midlayer, CAM's peripheral drivers, ASPI applications): none, so that a
+ *  transient error is retried by one owner, not by both. */
+#define PCAM_HOST_RETRIES 0u
+/** Queue depth a host gives a LUN that runs untagged: one command on the
+ *  wire and one waiting in the core's queue, so that the next is selected
+ *  without a round trip through the host. */
+#define PCAM_HOST_UNTAGGED_DEPTH 2u
+
+/**
+ * The core's timeout for a command the host times out itself:
+ * @p host_timeout_ms x #PCAM_HOST_BACKSTOP_FACTOR + #PCAM_HOST_BACKSTOP_MARGIN_MS,
+ * saturating at UINT32_MAX.
+ * @param host_timeout_ms the host's timeout for the command.
+ * @return pcam_ccb::timeout_ms to use.
+ */
+static inline uint32_t pcam_host_backstop_ms(uint32_t host_timeout_ms)
+{
+    uint64_t t = (uint64_t)host_timeout_ms * PCAM_HOST_BACKSTOP_FACTOR + PCAM_HOST_BACKSTOP_MARGIN_MS;
+    return t > UINT32_MAX ? UINT32_MAX : (uint32_t)t;
+}
+
+/**
+ * The queue depth a host should use for a LUN: #PCAM_HOST_UNTAGGED_DEPTH
+ * when it runs untagged, else @p want kept within 1 and
+ * pcam_bus_config::tag_depth_max. A host starts a tagged LUN at
+ * pcam_bus_config::tag_depth, and sets the core's depth to the same with a
+ * #PCAM_FN_REL_QUEUE CCB (pcam_relq::openings).
+ * @param bus the bus. @param tagged whether the host runs the LUN tagged
+ *        (pcam_lun_tagged(), and the host's own consent).
+ * @param want the depth the host asks for (any value: it is clamped).
+ * @return the depth.
+ */
+static inline uint16_t pcam_host_queue_depth(const pcam_bus *bus, bool tagged, int32_t want)
+{
+    if (!tagged)
+        return PCAM_HOST_UNTAGGED_DEPTH;
+    if (want > (int32_t)bus->cfg.tag_depth_max)
+        want = (int32_t)bus->cfg.tag_depth_max;
+    return (uint16_t)(want < 1 ? 1 : want);
+}
+
+/**
+ * How long a host's error handler waits for an abort or reset CCB to
+ * complete: every rung of the recovery ladder (ABORT TASK, device reset,
+ * bus reset, chip reset: 4 x pcam_bus_config::abort_timeout_ms), the
+ * settle after a reset (pcam_bus_config::reset_settle_ms) and 2 s of slack.
+ * @param bus the bus. @return milliseconds.
+ */
+static inline uint32_t pcam_host_recovery_wait_ms(const pcam_bus *bus)
+{
+    return 4u * bus->cfg.abort_timeout_ms + bus->cfg.reset_settle_ms + 2000u;
+}
+
+/**
+ * Whether the core runs a LUN tagged: its standard INQUIRY (the scan's or
+ * any later one) reported CmdQue, and its target did not reject a tag
+ * message. A host tags a LUN's commands only when this says so; it never
+ * reads the INQUIRY data itself. Call it with the bus lock held.
+ * @param bus the bus. @param target target ID. @param lun LUN.
+ * @return true when tagged; false for an untagged, absent or bad path.
+ */
+bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun);
+
+/** @} */
 
 /** A short name for a status code ("REQ_CMP", "SEL_TIMEOUT"...).
  *  @param status a ::pcam_status, flags are ignored. @return static text. */

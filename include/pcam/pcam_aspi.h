@@ -196,12 +196,41 @@ void pcam_aspi_shutdown(void);
  * @param reqs request slots: one per SRB that may be in flight at once.
  * @param nreqs their number (at least 1).
  * @param ha_id receives the HaId; may be NULL.
- * @return PCAM_OK; PCAM_ERR_NULL; PCAM_ERR_RANGE when @p nreqs is 0, the
+ * @return PCAM_OK; #PCAM_ERR_ABI (nothing written) when this program was
+ *         built with other configuration switches than the library;
+ *         PCAM_ERR_NULL; PCAM_ERR_RANGE when @p nreqs is 0, the
  *         manager is not initialised, or #PCAM_ASPI_MAX_ADAPTERS are registered.
  */
-pcam_err pcam_aspi_add_adapter(pcam_aspi_adapter *ad, pcam_bus *bus,
-                               const pcam_aspi_adapter_ops *ops, void *ctx,
-                               pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id);
+static inline pcam_err pcam_aspi_add_adapter(pcam_aspi_adapter *ad, pcam_bus *bus,
+                                             const pcam_aspi_adapter_ops *ops, void *ctx,
+                                             pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id);
+
+/**
+ * pcam_aspi_add_adapter() with the caller's view of the storage (see
+ * ::pcam_abi); call pcam_aspi_add_adapter(), which passes it.
+ * @param abi          the caller's #PCAM_ABI_INITIALIZER.
+ * @param adapter_size the caller's sizeof(pcam_aspi_adapter), which
+ *                     #PCAM_CFG_MAX_TARGETS changes.
+ * @param req_size     the caller's sizeof(pcam_aspi_req).
+ * @param ad see pcam_aspi_add_adapter(). @param bus see there.
+ * @param ops see there. @param ctx see there. @param reqs see there.
+ * @param nreqs see there. @param ha_id see there.
+ * @return as pcam_aspi_add_adapter(); #PCAM_ERR_ABI, with nothing written,
+ *         when any of the three differs from the library's.
+ */
+pcam_err pcam_aspi_add_adapter_abi(const pcam_abi *abi, size_t adapter_size, size_t req_size,
+                                   pcam_aspi_adapter *ad, pcam_bus *bus,
+                                   const pcam_aspi_adapter_ops *ops, void *ctx,
+                                   pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id);
+
+static inline pcam_err pcam_aspi_add_adapter(pcam_aspi_adapter *ad, pcam_bus *bus,
+                                             const pcam_aspi_adapter_ops *ops, void *ctx,
+                                             pcam_aspi_req *reqs, size_t nreqs, uint8_t *ha_id)
+{
+    const pcam_abi mine = PCAM_ABI_INITIALIZER;
+    return pcam_aspi_add_adapter_abi(&mine, sizeof(pcam_aspi_adapter), sizeof(pcam_aspi_req), ad,
+                                     bus, ops, ctx, reqs, nreqs, ha_id);
+}
 
 /**
  * Run queued notifications (posting routines, events), without the lock.

@@ -13,18 +13,34 @@
  * - define single switches on the compiler command line (`-DPCAM_CFG_SENSE_TEXT=0`).
  *
  * The same settings must be used for the core and for everything that
- * includes pcam's headers. A switch that is off removes the code behind it,
- * not only its use: the CI size report (tests/freestanding) builds the
- * minimal and the default configuration and prints both.
+ * includes pcam's headers: the switches size the storage types the caller
+ * allocates, and pcam_bus_init() refuses storage laid out with other
+ * switches (#PCAM_ERR_ABI, see ::pcam_abi). An installed pcam carries its
+ * own: the install's copy of this header reads pcam_config_build.h, the
+ * switches the library was built with, unless the program names a
+ * @c PCAM_CONFIG_FILE of its own. A switch that is off removes the code
+ * behind it, not only its use: the CI size report (tests/freestanding)
+ * builds the minimal and the default configuration and prints both.
  *
- * This header must never include anything but the embedder's own file: it
- * is read by the core, which is freestanding.
+ * This header must never include anything but the embedder's own file (or,
+ * installed, the recorded one): it is read by the core, which is
+ * freestanding.
  */
 #ifndef PCAM_CONFIG_H
 #define PCAM_CONFIG_H
 
+/**
+ * @def PCAM_CONFIG_INSTALLED
+ * @brief 0 in the source tree; 1 in the copy the install puts in
+ * include/pcam (cmake/config.cmake writes it), where this header then reads
+ * the recorded switches from pcam_config_build.h.
+ */
+#define PCAM_CONFIG_INSTALLED 0
+
 #ifdef PCAM_CONFIG_FILE
 #include PCAM_CONFIG_FILE
+#elif PCAM_CONFIG_INSTALLED
+#include "pcam_config_build.h"
 #endif
 
 /**
@@ -48,7 +64,8 @@
  * @brief 1: the script-level and command-level profiles (pcam_hal.h,
  * hal_cmd: pcam_bus_hal_done() and the other decision callbacks). 0: only
  * phase-level back-ends attach (pcam_bus_init() refuses the others with
- * PCAM_ERR_NULL) and core/engine/decide.c compiles to nothing.
+ * PCAM_ERR_UNSUPPORTED and logs "PCAM_CFG_CMDLEVEL is 0") and
+ * core/engine/decide.c compiles to nothing.
  */
 #ifndef PCAM_CFG_CMDLEVEL
 #define PCAM_CFG_CMDLEVEL 1
@@ -118,9 +135,10 @@
 
 /**
  * @def PCAM_CFG_CDB_NAMES
- * @brief 1: pcam_cdb_name() and the CDB formatter name every T10 opcode
- * ("READ(10)"). 0: the formatter prints the opcode in hex and
- * pcam_cdb_name() returns NULL (about 6 KB of names left out).
+ * @brief 1: the CDB decoder (pcam_cdb_decode(), pcam_cdb_info::name) and
+ * the formatter pcam_cdb_format() name every T10 opcode ("READ(10)"). 0:
+ * the formatter prints the opcode in hex and the decoder names every known
+ * opcode "CDB" (about 6 KB of names left out).
  */
 #ifndef PCAM_CFG_CDB_NAMES
 #define PCAM_CFG_CDB_NAMES 1

@@ -25,7 +25,10 @@ typedef enum pcam_err {
     PCAM_ERR_NOSPACE = -5,    /**< The caller's output buffer is too small. */
     PCAM_ERR_FORMAT = -6,     /**< The input is not in a format this codec knows (e.g. a sense response code). */
     PCAM_ERR_RESERVED = -7,   /**< The input uses a reserved or undefined code. */
-    PCAM_ERR_UNSUPPORTED = -8 /**< Valid input that this codec does not handle. */
+    PCAM_ERR_UNSUPPORTED = -8, /**< Valid input that this codec does not handle. */
+    PCAM_ERR_ABI = -9         /**< The caller was built with other configuration switches (or
+                                   other headers) than the library, so its storage does not have
+                                   the library's layout; nothing was written (see ::pcam_abi). */
 } pcam_err;
 
 /**

@@ -84,12 +84,32 @@ typedef struct pcam_esp {
  *             read32, write32 and dma_map as well when DMA is used. The
  *             table is copied.
  * @param out  filled with the ops table and @p sc.
- * @return #PCAM_OK; #PCAM_ERR_NULL for a missing argument or required
+ * @return #PCAM_OK; #PCAM_ERR_ABI (nothing written) when the caller's
+ *         pcam_esp has another size than the library's; #PCAM_ERR_NULL for a missing argument or required
  *         service; #PCAM_ERR_RANGE for a bad stride, clock or ID;
  *         #PCAM_ERR_UNSUPPORTED when AUTO finds no ESP-family chip.
  */
-pcam_err pcam_esp_attach(pcam_esp *sc, const pcam_esp_config *cfg, const pcam_platform *plat,
-                         pcam_hal *out);
+static inline pcam_err pcam_esp_attach(pcam_esp *sc, const pcam_esp_config *cfg,
+                                       const pcam_platform *plat, pcam_hal *out);
+
+/**
+ * pcam_esp_attach() with the caller's sizeof(pcam_esp) (see ::pcam_abi):
+ * storage of another size, from headers of another version, is refused
+ * with #PCAM_ERR_ABI before anything is written. Call pcam_esp_attach(),
+ * which passes it.
+ * @param sc_size the caller's sizeof(pcam_esp).
+ * @param sc see pcam_esp_attach(). @param cfg see there. @param plat see there.
+ * @param out see there.
+ * @return as pcam_esp_attach().
+ */
+pcam_err pcam_esp_attach_abi(size_t sc_size, pcam_esp *sc, const pcam_esp_config *cfg,
+                             const pcam_platform *plat, pcam_hal *out);
+
+static inline pcam_err pcam_esp_attach(pcam_esp *sc, const pcam_esp_config *cfg,
+                                       const pcam_platform *plat, pcam_hal *out)
+{
+    return pcam_esp_attach_abi(sizeof(pcam_esp), sc, cfg, plat, out);
+}
 
 /**
  * The variant in use (the one identified, for AUTO).

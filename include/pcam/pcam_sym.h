@@ -133,14 +133,34 @@ typedef struct pcam_sym {
  * @param plat platform services: now_ns, read8, write8, read32, write32 and
  *        dma_map are required. The table is copied.
  * @param out filled with the ops tables and @p sc.
- * @return #PCAM_OK; #PCAM_ERR_NULL for a missing argument or service;
+ * @return #PCAM_OK; #PCAM_ERR_ABI (nothing written) when the caller's
+ *         pcam_sym has another size than the library's; #PCAM_ERR_NULL for a missing argument or service;
  *         #PCAM_ERR_RANGE for a bad ID, clock, or a DMA area that is too
  *         small or above 4 GiB; #PCAM_ERR_UNSUPPORTED for an unknown PCI ID
  *         or a chip without LOAD/STORE (53C810, 53C815, 53C820, 53C825 before
  *         the A parts), which pcam's script needs.
  */
-pcam_err pcam_sym_attach(pcam_sym *sc, const pcam_sym_config *cfg, const pcam_platform *plat,
-                         pcam_hal *out);
+static inline pcam_err pcam_sym_attach(pcam_sym *sc, const pcam_sym_config *cfg,
+                                       const pcam_platform *plat, pcam_hal *out);
+
+/**
+ * pcam_sym_attach() with the caller's sizeof(pcam_sym) (see ::pcam_abi):
+ * storage of another size, from headers of another version, is refused
+ * with #PCAM_ERR_ABI before anything is written. Call pcam_sym_attach(),
+ * which passes it.
+ * @param sc_size the caller's sizeof(pcam_sym).
+ * @param sc see pcam_sym_attach(). @param cfg see there. @param plat see there.
+ * @param out see there.
+ * @return as pcam_sym_attach().
+ */
+pcam_err pcam_sym_attach_abi(size_t sc_size, pcam_sym *sc, const pcam_sym_config *cfg,
+                             const pcam_platform *plat, pcam_hal *out);
+
+static inline pcam_err pcam_sym_attach(pcam_sym *sc, const pcam_sym_config *cfg,
+                                       const pcam_platform *plat, pcam_hal *out)
+{
+    return pcam_sym_attach_abi(sizeof(pcam_sym), sc, cfg, plat, out);
+}
 
 /**
  * The chip identified at attach.

@@ -162,7 +162,10 @@ static uint32_t build_io(pcam_fbsd_req *r, pcam_ccb *p)
             if (seg == NULL || c->sglist_cnt == 0)
                 return PCAM_REQ_INVALID;
             for (uint16_t i = 0; i < c->sglist_cnt; i++) {
-                if ((uint64_t)seg[i].ds_len > UINT32_MAX)
+                /* A length the 32-bit segment list cannot hold; false by
+                 * construction where size_t is 32 bits, written so that
+                 * the compiler need not prove it (-Wtype-limits). */
+                if (seg[i].ds_len != (size_t)(uint32_t)seg[i].ds_len)
                     return PCAM_REQ_TOO_BIG;
                 r->sg[i].addr = (void *)seg[i].ds_addr;
                 r->sg[i].len = (uint32_t)seg[i].ds_len;
@@ -190,7 +193,7 @@ static uint32_t build_io(pcam_fbsd_req *r, pcam_ccb *p)
     p->flags |= PCAM_CCB_NO_RECOVERY;
     if ((h->flags & PCAM_FBSD_CAM_DEV_QFRZDIS) == 0)
         p->flags |= PCAM_CCB_RETURN_QUEUED;
-    io->retries = 0;
+    io->retries = PCAM_HOST_RETRIES;
     p->timeout_ms = h->timeout; /* CAM_TIME_DEFAULT is 0, the core's default too */
     return PCAM_REQ_CMP;
 }

@@ -470,6 +470,7 @@ static int pcam_fbsd_attach(device_t dev)
     static const pcam_fbsd_ops ops = {op_done, op_freeze, op_async};
     pcam_fbsd_ident id;
     pcam_bus_config cfg;
+    int tagged_open;
     pcam_hal_caps caps;
     struct cam_devq *devq;
     int error;
@@ -536,9 +537,13 @@ static int pcam_fbsd_attach(device_t dev)
         error = ENOMEM;
         goto fail;
     }
-    /* One untagged and up to the core's tag depth tagged CCBs per device. */
+    /* Openings per device as the core answers them for a host (pcam.h,
+     * "Policies for a host"): untagged, and tagged up to the core's
+     * starting depth, never more than this SIM has requests. */
+    tagged_open = pcam_host_queue_depth(&sc->bus, true, cfg.tag_depth);
     sc->sim = cam_sim_alloc(pcam_fbsd_sim_action, pcam_fbsd_sim_poll, "pcam", sc, device_get_unit(dev), &sc->mtx,
-                            1, cfg.tag_depth < PCAM_FBSD_REQS ? cfg.tag_depth : PCAM_FBSD_REQS, devq);
+                            PCAM_HOST_UNTAGGED_DEPTH,
+                            tagged_open < PCAM_FBSD_REQS ? tagged_open : PCAM_FBSD_REQS, devq);
     if (sc->sim == NULL) {
         cam_simq_free(devq);
         error = ENOMEM;

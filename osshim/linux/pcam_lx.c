@@ -14,10 +14,11 @@
  *
  * Timeouts: the midlayer owns them (the block layer's request timeout
  * starts Linux's error handler, which calls our eh_* handlers, which ask
- * the core to abort or reset). The CCB carries three times that timeout
- * plus 30 s, so the core's own ladder only acts as a backstop if Linux's error
- * handler itself is stuck; two owners racing on one deadline would make
- * either's recovery unpredictable.
+ * the core to abort or reset). The CCB carries the core's backstop for a
+ * host that owns timeouts (pcam_host_backstop_ms()), so the core's own
+ * ladder only acts if Linux's error handler itself is stuck. Retries, the
+ * depth of an untagged LUN, whether a LUN is tagged and how long a handler
+ * waits are the core's answers too (pcam.h, "Policies for a host").
  *
  * Completions: scsi_done() runs from the core's callback with the bus lock
  * held. A SCSI host has one blk-mq hardware queue, so blk-mq defers the
@@ -37,10 +38,6 @@
 #include <scsi/scsi_tcq.h>
 
 #include "pcam_lx.h"
-
-/* Untagged LUNs: one command on the wire plus one waiting in the core's
- * queue, so the next is selected without a round trip through blk-mq. */
-#define PLX_UNTAGGED_DEPTH 2
 
 bool plx_param_tags = true;
 module_param_named(tags, plx_param_tags, bool, 0444);
@@ -363,7 +360,7 @@ static int plx_queuecommand(struct Scsi_Host *sh, struct scsi_cmnd *cmd)
 		io->tag_action = PCAM_TAG_SIMPLE;
 	}
 	to_ms = jiffies_to_msecs(scsi_cmd_to_rq(cmd)->timeout);
-	ccb->timeout_ms = to_ms * 3 + 30000;
+	ccb->timeout_ms = pcam_host_backstop_ms(to_ms);
 	ccb->done = plx_io_done;
 	ccb->user = cmd;
 	memcpy(io->cdb, cmd->cmnd, cmd->cmd_len);
@@ -375,7 +372,7 @@ static int plx_queuecommand(struct Scsi_Host *sh, struct scsi_cmnd *cmd)
 		  cmd->sc_data_direction == DMA_FROM_DEVICE ? PCAM_DIR_IN : PCAM_DIR_OUT;
 	io->sense = cmd->sense_buffer;
 	io->sense_len = SCSI_SENSE_BUFFERSIZE;
-	io->retries = 0; /* the midlayer retries */
+	io->retries = PCAM_HOST_RETRIES; /* the midlayer retries */
 
 	spin_lock_irqsave(&h->lock, flags);
 	list_add_tail(&c->node, &h->inflight);
@@ -427,12 +424,9 @@ static int plx_change_queue_depth(struct scsi_device *sdev, int depth)
 	pcam_ccb ccb = { .func = PCAM_FN_REL_QUEUE, .target = t, .lun = l };
 	unsigned long flags;
 
+	depth = pcam_host_queue_depth(&h->bus, h->tagged[t][l], depth);
 	if (!h->tagged[t][l])
-		return scsi_change_queue_depth(sdev, PLX_UNTAGGED_DEPTH);
-	if (depth > h->bus.cfg.tag_depth_max)
-		depth = h->bus.cfg.tag_depth_max;
-	if (depth < 1)
-		depth = 1;
+		return scsi_change_queue_depth(sdev, depth);
 	/* count 1 with no freeze of ours held drops nothing; openings sets
 	 * the core's depth for the LUN. */
 	ccb.u.relq.count = 1;
@@ -448,14 +442,16 @@ static int plx_slave_configure(struct scsi_device *sdev)
 {
 	struct plx_host *h = shost_priv(sdev->host);
 	u8 t = (u8)sdev_id(sdev), l = (u8)sdev->lun;
-	pcam_dev d;
+	unsigned long flags;
 	bool tag;
 
-	/* Tags when Linux read CmdQue, the core's own INQUIRY says so too, and
-	 * the user allows them; the core still drops them for a target that
+	/* Tags when Linux read CmdQue, the core runs the LUN tagged, and the
+	 * user allows them; the core still drops them for a target that
 	 * rejects the tag message. */
-	tag = plx_param_tags && sdev->tagged_supported && plx_get_dev(h, t, l, &d) &&
-	      d.inquiry_len > 7 && (d.inquiry[7] & 0x02) != 0;
+	spin_lock_irqsave(&h->lock, flags);
+	tag = pcam_lun_tagged(&h->bus, t, l);
+	spin_unlock_irqrestore(&h->lock, flags);
+	tag = tag && plx_param_tags && sdev->tagged_supported;
 	h->tagged[t][l] = tag;
 	sdev->simple_tags = tag;
 	plx_change_queue_depth(sdev, h->bus.cfg.tag_depth);
@@ -521,7 +517,7 @@ static u32 plx_mgmt(struct plx_host *h, int slot, unsigned int wait_ms)
 /* How long a handler waits: every rung of the core's ladder plus a settle. */
 static unsigned int plx_eh_wait_ms(struct plx_host *h)
 {
-	return 4 * h->bus.cfg.abort_timeout_ms + h->bus.cfg.reset_settle_ms + 2000;
+	return pcam_host_recovery_wait_ms(&h->bus);
 }
 
 static bool plx_in_core(struct plx_host *h, int target)
@@ -666,7 +662,7 @@ static struct scsi_host_template plx_template = {
 	.eh_bus_reset_handler = plx_eh_bus_reset,
 	.eh_host_reset_handler = plx_eh_host_reset,
 	.can_queue = 64,
-	.cmd_per_lun = PLX_UNTAGGED_DEPTH,
+	.cmd_per_lun = PCAM_HOST_UNTAGGED_DEPTH,
 	.this_id = 7,
 	.sg_tablesize = PLX_SG,
 	.max_sectors = 1024,
@@ -789,6 +785,10 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	sh->max_sectors = min_t(u32, plx_template.max_sectors, caps.max_xfer / 512);
 	sh->max_id = caps.max_targets;
 	sh->max_lun = PLX_LUNS;
+	/* The core takes CDBs up to PCAM_CDB_BYTES; left at the midlayer's
+	 * default of 12, READ CAPACITY(16) and READ/WRITE(16) never reach it
+	 * and a disk over 2 TiB cannot be used. */
+	sh->max_cmd_len = PCAM_CDB_BYTES;
 	sh->max_channel = 0;
 	sh->this_id = caps.initiator_id;
 	sh->irq = pdev->irq;

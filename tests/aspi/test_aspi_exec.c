@@ -3,9 +3,10 @@
  * SC_EXEC_SCSI_CMD and SC_RESET_DEV over the simulated bus, with a polled
  * host (the bus runs only when the test drains it, so "pending" is
  * observable): data both ways, direction from the flags or from the CDB,
- * autosense of every length, residuals, every error status the simulated
- * targets can produce, the checks made before any bus work, and exactly one
- * notification per request, by posting and by event.
+ * 16-byte CDBs (a disk over 2 TiB), autosense of every length, residuals,
+ * every error status the simulated targets can produce, the checks made
+ * before any bus work, and exactly one notification per request, by posting
+ * and by event.
  *
  * Expected bytes: INQUIRY data as hal/sim's disk model builds it (36 bytes,
  * vendor "PCAMSIM", product "DISK", revision "1.00"); fixed-format sense
@@ -165,6 +166,44 @@ static void read_write_direction_from_cdb(void **state)
     /* A direction flag on a command without data and no buffer is fine. */
     fix_exec(&s, 0, 2, 0, SRB_POSTING | SRB_DIR_IN, NULL, 0, cdb_tur, 6, SENSE_LEN);
     assert_int_equal(run(&s), SS_COMP);
+}
+
+/* A disk over 2 TiB needs 16-byte CDBs (SRB_CDBLen 16, CDBByte holds 16):
+ * READ CAPACITY(16) sizes the disk, WRITE(16) and READ(16) find their
+ * direction in the CDB and move the data, and a READ(16) at LBA 2^32 + 9
+ * reaches the 2048-block target whole (ILLEGAL REQUEST 21/00; an LBA cut to
+ * its low 32 bits would read block 9 and succeed). */
+static void cdb16_over_2tib(void **state)
+{
+    (void)state;
+    clear_ua(2);
+    SRB_ExecSCSICmd s;
+    static BYTE buf[512];
+    const BYTE rc16[16] = {0x9E, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 32, 0, 0};
+    memset(buf, 0xEE, 32);
+    fix_exec(&s, 0, 2, 0, SRB_POSTING | SRB_DIR_IN, buf, 32, rc16, 16, SENSE_LEN);
+    assert_int_equal(run(&s), SS_COMP);
+    static const BYTE last_lba_bs[12] = {0, 0, 0, 0, 0, 0, 0x07, 0xFF, 0, 0, 0x02, 0};
+    assert_memory_equal(buf, last_lba_bs, 12); /* last LBA 2047, 512-byte blocks */
+    const BYTE wr[16] = {0x8A, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0};
+    for (size_t i = 0; i < 512; i++)
+        buf[i] = (BYTE)(0x3C ^ i);
+    fix_exec(&s, 0, 2, 0, SRB_POSTING | SRB_DIR_SCSI, buf, 512, wr, 16, SENSE_LEN);
+    assert_int_equal(run(&s), SS_COMP);
+    for (size_t i = 0; i < 512; i++)
+        assert_int_equal(H.stores[2][0][9 * 512 + i], (BYTE)(0x3C ^ i));
+    const BYTE rd[16] = {0x88, 0, 0, 0, 0, 0, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0};
+    memset(buf, 0, sizeof buf);
+    fix_exec(&s, 0, 2, 0, SRB_POSTING | SRB_DIR_SCSI, buf, 512, rd, 16, SENSE_LEN);
+    assert_int_equal(run(&s), SS_COMP);
+    for (size_t i = 0; i < 512; i++)
+        assert_int_equal(buf[i], (BYTE)(0x3C ^ i));
+    const BYTE far[16] = {0x88, 0, 0, 0, 0, 1, 0, 0, 0, 9, 0, 0, 0, 1, 0, 0};
+    fix_exec(&s, 0, 2, 0, SRB_POSTING | SRB_DIR_IN, buf, 512, far, 16, SENSE_LEN);
+    assert_int_equal(run(&s), SS_ERR);
+    assert_int_equal(s.SRB_TargStat, 0x02);
+    assert_int_equal(s.SenseArea[2] & 0x0F, 0x05); /* ILLEGAL REQUEST */
+    assert_int_equal(s.SenseArea[12], 0x21);       /* LOGICAL BLOCK ADDRESS OUT OF RANGE */
 }
 
 static void autosense_any_length(void **state)
@@ -584,6 +623,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(inquiry_posting, setup, teardown),
         cmocka_unit_test_setup_teardown(residual_when_asked, setup, teardown),
         cmocka_unit_test_setup_teardown(read_write_direction_from_cdb, setup, teardown),
+        cmocka_unit_test_setup_teardown(cdb16_over_2tib, setup, teardown),
         cmocka_unit_test_setup_teardown(autosense_any_length, setup, teardown),
         cmocka_unit_test_setup_teardown(no_sense_wanted, setup, teardown),
         cmocka_unit_test_setup_teardown(medium_error_sense, setup, teardown),

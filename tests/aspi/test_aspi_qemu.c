@@ -89,7 +89,7 @@ static void test_aspi_over_qemu(void **state)
     assert_int_equal(SendASPI32Command((LPSRB)&hai), SS_COMP);
     assert_int_equal(hai.HA_Count, 1);
     assert_int_equal(hai.HA_SCSI_ID, 7);
-    assert_memory_equal(hai.HA_ManagerId, "ASPI for WIN32  ", 16);
+    assert_memory_equal(hai.HA_ManagerId, "pcam ASPI Win32 ", 16);
     assert_memory_equal(hai.HA_Identifier, "AM53C974        ", 16);
 
     memset(&gd, 0, sizeof gd);

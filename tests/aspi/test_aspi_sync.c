@@ -79,7 +79,7 @@ static void ha_inquiry_fields(void **state)
     assert_int_equal(s.SRB_Status, SS_COMP);
     assert_int_equal(s.HA_Count, 1);
     assert_int_equal(s.HA_SCSI_ID, 7);
-    assert_memory_equal(s.HA_ManagerId, "ASPI for WIN32  ", 16);
+    assert_memory_equal(s.HA_ManagerId, "pcam ASPI Win32 ", 16);
     assert_memory_equal(s.HA_Identifier, "pcam-sim        ", 16);
     /* Alignment mask 0 (bytes), residuals supported, 8 targets on a narrow
      * bus, max transfer 16 MiB = 0x01000000 little-endian, rest zero. */

@@ -34,7 +34,7 @@ for e in $gone; do
     echo "FAIL: $sym is still in the minimal library although $sw is 0"; bad=1
   fi
 done
-for sym in pcam_bus_init pcam_action pcam_bus_poll pcam_sense_decode pcam_status_name pcam_cdb_inquiry pcam_msg_decode; do
+for sym in pcam_bus_init_abi pcam_abi_check pcam_action pcam_bus_poll pcam_sense_decode pcam_status_name pcam_cdb_inquiry pcam_msg_decode; do
   grep -qx "$sym" "${TMPDIR:-/tmp}/pcam-sym-min.$$" || { echo "FAIL: entry point $sym missing from the minimal library"; bad=1; }
 done
 [ $bad -eq 0 ] && echo "check_symbols: every switched-off symbol is gone from the minimal library, the entry points stay"

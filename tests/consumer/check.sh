@@ -10,7 +10,8 @@
 #  - the same programs and embed.c with plain pkg-config (no
 #    --define-prefix, PKG_CONFIG_PATH only), and run each;
 # that one component installs alone (cmake --install --component esp);
-# and check that find_package refuses a component that does not exist, and
+# and check that find_package refuses a component that does not exist (and
+# names it), and
 # that no installed .pc or CMake file names the scratch or configure prefix.
 # usage: check.sh BUILD_DIR CONSUMER_SRC EMBED_SRC WORK_DIR CC
 set -eu
@@ -67,6 +68,9 @@ EOT
 if cmake -S "$work/bogus" -B "$work/bogus/b" -DCMAKE_PREFIX_PATH="$P" >"$work/bogus.log" 2>&1; then
   fail "find_package(pcam COMPONENTS no_such_component) succeeded"
 fi
+# ... and say which component it lacks, and which it has.
+grep -q "pcam has no component no_such_component in this install (it has: core" "$work/bogus.log" ||
+  { cat "$work/bogus.log" >&2; fail "find_package did not name the missing component"; }
 
 # 2. pkg-config, exactly as a Makefile would call it: no flag but its output.
 pcdir=$(dirname "$(find "$P" -name pcam-core.pc | head -n 1)")

@@ -4,9 +4,10 @@
  * (label freebsd): the status table against cam.h's values, path inquiry,
  * the xpt bus scan of scsi_xpt.c (INQUIRY, transport set-up, REPORT LUNS or
  * sequential LUNs, TEST UNIT READY for negotiation, then da(4)/cd(4)'s READ
- * CAPACITY), camcontrol negotiate, geometry, and malformed requests. Every
- * expectation is CAM's (the values of cam.h and cam_ccb.h, the fields a
- * peripheral reads) or the simulated media's, never the translator's.
+ * CAPACITY), camcontrol negotiate, geometry, malformed requests, and the
+ * 16-byte CDBs of a disk over 2 TiB. Every expectation is CAM's (the values
+ * of cam.h and cam_ccb.h, the fields a peripheral reads) or the simulated
+ * media's, never the translator's.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -432,6 +433,15 @@ static void bad_requests(void **state)
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_DATA_SG, segs, 512, 0, 1000);
     q.r.cc.u.csio.sglist_cnt = PCAM_FBSD_MAX_SEGS + 1;
     assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
+#if SIZE_MAX > UINT32_MAX
+    /* A segment longer than the 32-bit lengths below the translator hold:
+     * refused, not truncated to its low 32 bits (here 8 bytes). */
+    segs[0].ds_len = (size_t)UINT32_MAX + 1 + 8;
+    cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_DATA_SG, segs, 8, 0, 1000);
+    q.r.cc.u.csio.sglist_cnt = 1;
+    assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
+    segs[0].ds_len = 8;
+#endif
     /* One block past the maxio path inquiry announced (64 KiB here). */
     cm_cdb_rw10(cdb, false, 0, 129);
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN, buf, 129 * 512, 0, 1000);
@@ -452,6 +462,86 @@ static void bad_requests(void **state)
     assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_INVALID);
     cm_func(&q, PCAM_FBSD_XPT_ABORT, 0, 0);
     assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_INVALID);
+    assert_int_equal(f->m.freezes, f->m.releases);
+    fx_free(f);
+}
+
+static void cdb16_rw(uint8_t *c, uint8_t op, uint64_t lba, uint32_t n)
+{
+    memset(c, 0, 16);
+    c[0] = op;
+    for (int i = 0; i < 8; i++)
+        c[2 + i] = (uint8_t)(lba >> (56 - 8 * i));
+    for (int i = 0; i < 4; i++)
+        c[10 + i] = (uint8_t)(n >> (24 - 8 * i));
+}
+
+/*
+ * What da(4) sends a disk over 2 TiB: READ CAPACITY(16) and READ/WRITE(16),
+ * inline (cdb_bytes, CAM's IOCDBLEN is 16) and by CAM_CDB_POINTER. CAM's
+ * ccb_pathinq has no CDB-length field; the only CDB-size word a SIM gives
+ * is hba_misc's PIM_NO_6_BYTE, and pcam's leaves hba_misc clear. A 16-byte
+ * READ at LBA 2^32 + 100 must reach the target whole: the 4096-block disk
+ * refuses it (5/21/00), where a CDB cut to its low LBA bytes would read
+ * block 100 and succeed.
+ */
+static void cdb16(void **state)
+{
+    (void)state;
+    fbsd_fx *f = fx_new(NULL, NULL);
+    fx_disk(f, 0, 0, 4096, false);
+    static uint8_t buf[4096];
+    uint8_t cdb[16];
+    cm_req q;
+
+    cm_func(&q, PCAM_FBSD_XPT_PATH_INQ, 0, 0);
+    assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_CMP);
+    assert_int_equal(q.r.cc.u.cpi.hba_misc, 0); /* no PIM_NO_6_BYTE or any other limit */
+
+    cdb16_rw(cdb, 0x9E, 0, 32); /* SERVICE ACTION IN(16) */
+    cdb[1] = 0x10;              /* READ CAPACITY(16) */
+    memset(buf, 0xEE, 32);
+    cm_csio(&q, 0, 0, cdb, 16, PCAM_FBSD_CAM_DIR_IN, buf, 32, 0, 1000);
+    assert_int_equal(cm_sync(&f->m, &q, 100), PCAM_FBSD_CAM_REQ_CMP);
+    uint64_t last = 0;
+    for (int i = 0; i < 8; i++)
+        last = last << 8 | buf[i];
+    assert_int_equal(last, 4095);
+    assert_int_equal((uint32_t)buf[8] << 24 | (uint32_t)buf[9] << 16 | (uint32_t)buf[10] << 8 | buf[11], 512);
+
+    /* WRITE(16) inline, then READ(16) through a CDB pointer (cdb_bytes cleared). */
+    static uint8_t pat[4096];
+    for (size_t i = 0; i < sizeof pat; i++)
+        pat[i] = (uint8_t)(i * 7 + 3);
+    cdb16_rw(cdb, 0x8A, 200, 8);
+    cm_csio(&q, 0, 0, cdb, 16, PCAM_FBSD_CAM_DIR_OUT, pat, 4096, 0, 1000);
+    assert_int_equal(cm_sync(&f->m, &q, 100), PCAM_FBSD_CAM_REQ_CMP);
+    assert_true(fx_media_ok(f, 0, 0, 200, pat, 4096));
+    cdb16_rw(cdb, 0x88, 200, 8);
+    cm_csio(&q, 0, 0, cdb, 16, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_CDB_POINTER, buf, 4096, 0, 1000);
+    memset(q.r.cc.u.csio.cdb_bytes, 0, sizeof q.r.cc.u.csio.cdb_bytes);
+    q.r.cc.u.csio.cdb_ptr = cdb;
+    memset(buf, 0, sizeof buf);
+    assert_int_equal(cm_sync(&f->m, &q, 100), PCAM_FBSD_CAM_REQ_CMP);
+    assert_memory_equal(buf, pat, 4096);
+
+    /* LBA 2^32 + 100, both ways: the target sees the whole LBA. */
+    for (int ptr = 0; ptr < 2; ptr++) {
+        cdb16_rw(cdb, 0x88, 0x100000064ull, 1);
+        cm_csio(&q, 0, 0, cdb, 16, PCAM_FBSD_CAM_DIR_IN | (ptr ? PCAM_FBSD_CAM_CDB_POINTER : 0), buf, 512, 0,
+                1000);
+        if (ptr) {
+            memset(q.r.cc.u.csio.cdb_bytes, 0, sizeof q.r.cc.u.csio.cdb_bytes);
+            q.r.cc.u.csio.cdb_ptr = cdb;
+        }
+        uint32_t st = cm_sync(&f->m, &q, 100);
+        assert_int_equal(st & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_SCSI_STATUS_ERROR);
+        assert_true((st & PCAM_FBSD_CAM_AUTOSNS_VALID) != 0);
+        assert_int_equal(q.r.cc.u.csio.scsi_status, 2);
+        assert_int_equal(q.r.cc.u.csio.sense_data[2] & 0x0F, 5);   /* ILLEGAL REQUEST */
+        assert_int_equal(q.r.cc.u.csio.sense_data[12], 0x21);      /* LBA OUT OF RANGE */
+    }
+    assert_int_equal(tstats_commands(f, 0), 5 + 2); /* and a REQUEST SENSE per CHECK CONDITION */
     assert_int_equal(f->m.freezes, f->m.releases);
     fx_free(f);
 }
@@ -506,7 +596,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(status_table), cmocka_unit_test(path_inquiry), cmocka_unit_test(bus_scan),
         cmocka_unit_test(negotiate),    cmocka_unit_test(geometry),     cmocka_unit_test(bad_requests),
-        cmocka_unit_test(found_lost),
+        cmocka_unit_test(found_lost),   cmocka_unit_test(cdb16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

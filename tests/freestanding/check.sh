@@ -45,7 +45,9 @@ for cfg in default minimal; do
     dir=$src/core
     [ $part = core ] || dir=$src/hal/$part
     objs="" n=0
-    for f in $(find "$dir" -name '*.c' | sort); do
+    # attach.c: the template's hosted test program, which a back-end copied
+    # from hal/template brings along (docs/porting.md); not library code.
+    for f in $(find "$dir" -name '*.c' ! -name attach.c | sort); do
       o="$work/$cfg-$(echo "${f#$src/}" | tr / _).o"
       # shellcheck disable=SC2086
       $cc $flags $arch $cfgflags -isystem "$inc" -I"$src/include" -I"$src/core/include" \

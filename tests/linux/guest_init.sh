@@ -14,6 +14,7 @@
 #    by the model);
 #  - the held-request EH check runs on the AM53C974 only (on the LSI model the
 #    ABORT TASK makes QEMU cancel the held request synchronously: a hang).
+# Both have a 3 TiB sparse disk at 4:0 (D), used only by its own step.
 /bin/busybox --install -s
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -42,8 +43,9 @@ dev_of() {
 wait_disks() {
   i=0
   while [ $i -lt 600 ]; do
-    A=$(dev_of 0 0); B=$(dev_of $BT $BL); C=$(dev_of 3 0)
-    [ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] && [ -b "/dev/$A" ] && [ -b "/dev/$B" ] && [ -b "/dev/$C" ] && return 0
+    A=$(dev_of 0 0); B=$(dev_of $BT $BL); C=$(dev_of 3 0); D=$(dev_of 4 0)
+    [ -n "$A" ] && [ -n "$B" ] && [ -n "$C" ] && [ -n "$D" ] && [ -b "/dev/$A" ] && [ -b "/dev/$B" ] &&
+      [ -b "/dev/$C" ] && [ -b "/dev/$D" ] && return 0
     sleep 0.1; i=$((i + 1))
   done
   return 1
@@ -54,10 +56,39 @@ mark() { DM=$(dmesg | wc -l); }
 since() { dmesg | tail -n +$((DM + 1)); }
 secs() { cut -d. -f1 /proc/uptime; }
 
+# The whole first disk read as dd reads it: the MD5 of the stream, the
+# sectors in that very stream (sectcheck on a FIFO fed by tee), the page
+# cache afterwards, and the disk again with O_DIRECT. Every sector of the
+# pattern disk holds its own number, so a wrong one is named.
+whole_disk() {
+  rm -f /tmp/stream; mkfifo /tmp/stream
+  sectcheck /tmp/stream > /tmp/sc.stream 2>&1 &
+  scp=$!
+  say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/tmp/dd.whole | tee /tmp/stream | md5)"
+  wait $scp
+  pfx SECTCHECK-STREAM < /tmp/sc.stream
+  pfx DD-WHOLE < /tmp/dd.whole
+  sectcheck /dev/$A | pfx SECTCHECK
+  sectcheck -d /dev/$A 0 65536 | pfx SECTCHECK-DIRECT
+}
+
+# pcamdrv=am53c974|sym53c8xx: Linux's own driver instead of pcam.ko, for the
+# attach and the whole-disk read only (the control of an integrity run).
+drv=pcam
+for w in $(cat /proc/cmdline); do case $w in pcamdrv=*) drv=${w#pcamdrv=} ;; esac; done
+if [ "$drv" != pcam ]; then
+  for m in $(cat /etc/modules.$drv); do insmod "$M/$m" || say "insmod $m FAILED"; done
+  if wait_disks; then say "disks A=$A B=$B C=$C D=$D driver $drv uptime $(up)"; else say "disks MISSING"; fi
+  whole_disk
+  say "kernel-bugs $(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace')"
+  say "DONE uptime $(up)"
+  poweroff -f
+fi
+
 # ---- attach
 load_pcam
-if wait_disks; then say "disks A=$A B=$B C=$C uptime $(up)"; else say "disks MISSING"; fi
-for d in $A $B $C; do say "size $d $(cat /sys/block/$d/size)"; done
+if wait_disks; then say "disks A=$A B=$B C=$C D=$D uptime $(up)"; else say "disks MISSING"; fi
+for d in $A $B $C $D; do say "size $d $(cat /sys/block/$d/size)"; done
 lsscsi | pfx LSSCSI
 for t in 0 3; do
   s=/sys/class/spi_transport/target*:0:$t
@@ -73,13 +104,29 @@ say "queue_type $A=$(cat /sys/block/$A/device/queue_type) depth=$(cat /sys/block
 dmesg | grep -iE 'pcam|am53c974|esp|sym|53c8' | pfx DMESG-ATTACH
 
 # ---- whole disk read, then a pattern written in the guest
-say "md5 whole $A $(dd if=/dev/$A bs=1M 2>/tmp/dd.whole | md5)"
-pfx DD-WHOLE < /tmp/dd.whole
-# The same bytes again, from the page cache: which sectors are wrong, if any.
-sectcheck /dev/$A | pfx SECTCHECK
+whole_disk
 yes PCAM-GUEST-PATTERN | head -c 1048576 > /tmp/pat
 dd if=/tmp/pat of=/dev/$A bs=64k seek=384 oflag=direct conv=fsync 2>/dev/null; say "pattern write rc=$?"
 say "md5 pattern-readback $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
+
+# ---- a 3 TiB sparse disk at 4:0 (6442450944 sectors): sd needs READ
+# CAPACITY(16) to size it and READ/WRITE(16) for every I/O. The host filled
+# sectors 0-2047, 2^32-2048 .. 2^32+2047 and the last 2048 with the sector
+# pattern; reads go one O_DIRECT request at a time from an unaligned start,
+# so some requests straddle LBA 2^32 (the 8-sector one at 2^32-4 surely
+# does). Then a second pattern (base 0x7063616d00000000) is written across
+# 2^32 and at 5 Gi sectors; the host checks the image after the VM exits.
+mark
+sg_readcap -l /dev/$D 2>&1 | pfx BIG-READCAP
+for r in "0 2048" "4294966296 2000" "4294967292 8" "6442448896 2048"; do
+  sectcheck -d /dev/$D $r | pfx "BIG-READ $r"
+done
+BB=0x7063616d00000000
+for r in "4294966296 2000" "5368709120 2048"; do
+  sectcheck -d -w -b $BB /dev/$D $r | tail -1 | pfx "BIG-WRITE $r"
+  sectcheck -d -b $BB /dev/$D $r | pfx "BIG-REREAD $r"
+done
+dmesg | grep -E "\\[$D\\]" | pfx DMESG-BIG  # from sd's attach on
 
 # ---- ext2 made on the host
 mount -t ext2 /dev/$B /mnt; say "mount rc=$?"
@@ -177,7 +224,9 @@ rmmod pcam; say "rmmod rc=$?"
 since | grep -E 'pcam|WARNING|BUG' | pfx DMESG-RMMOD
 load_pcam depth=8 max_depth=16 sync_offset=0 aging=0
 for p in depth max_depth sync_offset aging; do say "param $p=$(cat /sys/module/pcam/parameters/$p)"; done
-if wait_disks; then say "disks-again A=$A B=$B C=$C"; else say "disks-again MISSING"; fi
+if wait_disks; then say "disks-again A=$A B=$B C=$C D=$D"; else say "disks-again MISSING"; fi
+say "size-again $D $(cat /sys/block/$D/size)"
+sectcheck -d -b 0x7063616d00000000 /dev/$D 4294966296 2000 | pfx "BIG-AFTER-RELOAD"
 say "md5 pattern-after-reload $(dd if=/dev/$A bs=64k skip=384 count=16 iflag=direct 2>/dev/null | md5)"
 
 say "kernel-bugs $(dmesg | grep -cE 'WARNING:|BUG:|Oops|Call Trace')"

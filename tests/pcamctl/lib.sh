@@ -37,6 +37,15 @@ jeq() {
     $J <"$1" >"$1.flat" || { cat "$1"; fail "$1 is not valid JSON"; }
     grep -F -x -q -- "$2=$3" "$1.flat" || { cat "$1.flat"; fail "JSON $2 is not '$3'"; }
 }
+# The examples of the man page (EXAMPLES) and README.md (indented code),
+# one a line without the leading "pcamctl ", continuation lines joined.
+doc_examples() {
+    {
+        sed -n '/^\.SH EXAMPLES/,/^\.SH SEE/p' "$SRC/examples/pcamctl/pcamctl.1" |
+            sed 's/\\-/-/g; s/\\e$/\\/' | awk '/\\$/ { sub(/\\$/, ""); printf "%s", $0; next } { print }'
+        grep '^    pcamctl ' "$SRC/examples/pcamctl/README.md"
+    } | sed -n 's/^ *pcamctl //p' | grep -v '^\[GLOBAL OPTIONS\]'
+}
 jval() {
     $J <"$1" | awk -v k="$2=" 'index($0, k) == 1 { print substr($0, length(k) + 1); exit }'
 }

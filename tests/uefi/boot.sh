@@ -7,9 +7,12 @@
 # read throttle for the timeout check). Prepares every image at run time;
 # leaves the serial log, QEMU's trace and the images in WORK for check.sh.
 # Never asserts anything itself except that the VM ran.
-# usage: [PCAM_UEFI_CHIP=esp|lsi] boot.sh EFI_DIR MKPATTERN WORK NSH_BODY_FILE [EXTRA_QEMU_ARGS...]
+# Target 3 is a 3 TiB sparse disk (16-byte CDBs only), filled in places
+# by tests/linux/sectcheck.c, whose host build PCAM_SECTCHECK names.
+# usage: [PCAM_UEFI_CHIP=esp|lsi] PCAM_SECTCHECK=... boot.sh EFI_DIR MKPATTERN WORK NSH_BODY_FILE [EXTRA_QEMU_ARGS...]
 set -eu
 efidir=$1 mkpattern=$2 work=$3 body=$4
+sectcheck=${PCAM_SECTCHECK:?PCAM_SECTCHECK must name the host build of tests/linux/sectcheck.c}
 shift 4
 chip=${PCAM_UEFI_CHIP:-esp}
 # The same disks on both; QEMU's lsi53c895a has no LUNs above 0, so the
@@ -58,6 +61,13 @@ mcopy -i "$work/fat.img" "$work/pcamdisk.txt" "$efidir/hello.efi" ::/
 # Target 0 LUN 1 and target 2: pattern disks (see mkpattern.c).
 "$mkpattern" "$work/pat1.img" 2048
 "$mkpattern" "$work/pat2.img" 16384
+# Target 3: 3 TiB, sparse; sectcheck's pattern at sectors 0-2047, around
+# LBA 2^32 and at the end (pcamtest big reads and writes there).
+big=6442450944
+truncate -s $((big * 512)) "$work/big.img"
+for r in "0 2048" "$((4294967296 - 2048)) 4096" "$((big - 2048)) 2048"; do
+  "$sectcheck" -w "$work/big.img" $r >/dev/null
+done
 
 mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
 : >"$work/serial.log"
@@ -75,6 +85,8 @@ mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
   -device scsi-hd,drive=d1,bus=scsi0.0,"$pat1" \
   -drive if=none,id=d2,format=raw,file="$work/pat2.img" \
   -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=2,lun=0 \
+  -drive if=none,id=d3,format=raw,file="$work/big.img" \
+  -device scsi-hd,drive=d3,bus=scsi0.0,scsi-id=3,lun=0 \
   -device scsi-cd,id=cd0,bus=scsi0.0,scsi-id=4,lun=0 \
   -serial pipe:"$work/ser" -monitor pipe:"$work/mon" \
   $trace -D "$work/trace.log" \

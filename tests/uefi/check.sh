@@ -18,8 +18,8 @@ trace=$work/trace.log
 fails=0
 case $chip in
   # pat1: the small pattern disk (target LUN); ids: SCSI IDs the chip has.
-  esp) pat1_t=0 pat1_l=1 ids=8 ntgt=3 name='AMD AM53C974 PCscsi \(pcam\)' ;;
-  lsi) pat1_t=1 pat1_l=0 ids=16 ntgt=4 name='LSI 53C895A \(pcam\)' ;;
+  esp) pat1_t=0 pat1_l=1 ids=8 ntgt=4 name='AMD AM53C974 PCscsi \(pcam\)' ;;
+  lsi) pat1_t=1 pat1_l=0 ids=16 ntgt=5 name='LSI 53C895A \(pcam\)' ;;
   *) echo "FAIL: unknown chip '$chip'"; exit 1 ;;
 esac
 
@@ -81,7 +81,7 @@ fi
 
 # ---- the protocol's queries ----
 expect '^@MODE id=7 attrs=7 ' "Mode: AdapterId 7, PHYSICAL|LOGICAL|NONBLOCKIO"
-count '^@LUN ' 4 "GetNextTargetLun returns exactly the four logical units QEMU has"
+count '^@LUN ' 5 "GetNextTargetLun returns exactly the five logical units QEMU has"
 expect '^@LUN t=0 l=0 inq=SUCCESS type=0$' "target 0 LUN 0 (disk)"
 if [ "$chip" = esp ]; then
   expect '^@LUN t=0 l=1 inq=SUCCESS type=0$' "target 0 LUN 1 (disk at a LUN above 0)"
@@ -91,6 +91,7 @@ else
   if grep -Eq '^@LUN t=[0-9]+ l=[1-9]' "$log"; then fail "a LUN above 0 on the LSI model"; else ok "no LUN above 0 reported on the LSI model"; fi
 fi
 expect '^@LUN t=2 l=0 inq=SUCCESS type=0$' "target 2 LUN 0 (second disk at another ID)"
+expect '^@LUN t=3 l=0 inq=SUCCESS type=0$' "target 3 LUN 0 (the 3 TiB disk)"
 expect '^@LUN t=4 l=0 inq=SUCCESS type=5$' "target 4 LUN 0 (CD-ROM)"
 expect '^@LUNEND st=NOT_FOUND$' "GetNextTargetLun ends with EFI_NOT_FOUND"
 count '^@TGT ' "$ntgt" "GetNextTarget returns the targets QEMU has"
@@ -107,6 +108,35 @@ expect "^@READ t=$pat1_t l=$pat1_l st=SUCCESS data=ok\$" "READ(10) data from tar
 expect '^@UNDERRUN st=SUCCESS ha=00 ts=00 in=512 ' "underrun: InTransferLength carries the 512 bytes really moved"
 expect '^@OVERRUN st=BAD_BUFFER_SIZE ha=12 ts=00 in=512 ' "overrun: BAD_BUFFER_SIZE, DATA_OVERRUN_UNDERRUN, and the 512 bytes that fitted"
 expect '^@AFTEROVERRUN st=SUCCESS data=ok$' "the bus works after the overrun"
+
+# ---- the 3 TiB disk at target 3: 16-byte CDBs through PassThru ----
+# boot.sh made it 6442450944 sectors and put sectcheck's pattern (sector n
+# holds n, so n and n + 2^32 differ) at 0-2047, around 2^32 and at the end.
+expect '^@BIGRC10 st=SUCCESS last=FFFFFFFF$' "3 TiB disk: READ CAPACITY(10) says too big (FFFFFFFF)"
+expect '^@BIGRC16 st=SUCCESS in=32 last=17FFFFFFF bs=512$' "3 TiB disk: READ CAPACITY(16) gives the last LBA above 2^32, 512-byte blocks"
+for lba in 0 FFFFFFFC 17FFFFFF8; do
+  expect "^@BIGREAD lba=$lba st=SUCCESS in=4096 wrong=0\$" "3 TiB disk: READ(16) of 8 sectors at $lba, each its own"
+done
+for lba in FFFFFFFC 140000000; do
+  expect "^@BIGWRITE lba=$lba st=SUCCESS out=4096\$" "3 TiB disk: WRITE(16) of 8 sectors at $lba"
+  expect "^@BIGREREAD lba=$lba st=SUCCESS in=4096 wrong=0\$" "3 TiB disk: the write at $lba reads back"
+done
+# The image QEMU left: the writes are at their LBAs, nothing wrapped to
+# 2^32 lower, the host's pattern around them is intact.
+img() {  # WHAT BASE FIRST COUNT
+  o=$("$PCAM_SECTCHECK" -b "$2" "$work/big.img" "$3" "$4" 2>&1 | tail -n 1)
+  if [ "$o" = "sectcheck: $4 sectors read, 0 wrong" ]; then ok "3 TiB image: $1"; else fail "3 TiB image: $1: $o"; fi
+}
+img "pcamtest's write across 2^32 is in place" 0x7063616d00000000 4294967292 8
+img "pcamtest's write at 5 Gi sectors is in place" 0x7063616d00000000 5368709120 8
+img "sectors 0-2047 untouched (no write wrapped)" 0 0 2048
+img "the host's pattern beside the write across 2^32" 0 4294965248 2044
+img "the host's pattern after the write across 2^32" 0 4294967300 2044
+if [ "$(dd if="$work/big.img" bs=1M skip=524288 count=1 2>/dev/null | md5sum)" = "$(head -c 1048576 /dev/zero | md5sum)" ]; then
+  ok "3 TiB image: 1 Gi sectors (5 Gi less 2^32) still a hole"
+else
+  fail "3 TiB image: data at 1 Gi sectors, where a write at 5 Gi would wrap to"
+fi
 
 # ---- non-blocking ----
 count '^@NB i=[0-9]+ submit=SUCCESS signals=1 ha=00 ts=00 in=4096 data=ok$' 12 \

@@ -25,6 +25,7 @@ if exist fs0:\pcamtest.efi then
   fs0:\pcamtest.efi -c @CHIP@ scan
   fs0:\pcamtest.efi -c @CHIP@ cd
   fs0:\pcamtest.efi -c @CHIP@ read
+  fs0:\pcamtest.efi -c @CHIP@ big
   fs0:\pcamtest.efi -c @CHIP@ nonblock
   fs0:\pcamtest.efi -c @CHIP@ tagged
   fs0:\pcamtest.efi -c @CHIP@ bad

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A Win32 ASPI client of the old school, run under Wine against pcam's
- * wnaspi32.dll: it loads the DLL with LoadLibrary and finds the exports
+ * wnaspi32.dll (built i686 with the classic SRB layout, and x86_64 with the
+ * 64-bit layout wnaspi32.h documents): it loads the DLL with LoadLibrary and finds the exports
  * with GetProcAddress (no import library, no pcam header), declares the
  * classic packed SRB structures itself, calls everything __cdecl, and runs
  * every ASPI command, the asynchronous ones in each of the three modes a
@@ -65,6 +66,18 @@
 
 #define SENSE_LEN 14
 
+/*
+ * 64-bit clients: each pointer is 8 bytes and the reserved run after the
+ * last pointer shrinks by the 4 bytes each pointer before it grew, so CDBByte, SenseArea and
+ * every SRB size keep their Win32 values (the 64-bit layout wnaspi32.h
+ * documents in words; written out here, not included).
+ */
+#ifdef _WIN64
+#define PTR_GROWTH 4
+#else
+#define PTR_GROWTH 0
+#endif
+
 #pragma pack(push, 1)
 typedef struct {
     BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
@@ -86,7 +99,7 @@ typedef struct {
     BYTE *SRB_BufPointer;
     BYTE SRB_SenseLen, SRB_CDBLen, SRB_HaStat, SRB_TargStat;
     VOID *SRB_PostProc;
-    BYTE SRB_Rsvd2[20];
+    BYTE SRB_Rsvd2[20 - 2 * PTR_GROWTH]; /* after two pointers */
     BYTE CDBByte[16];
     BYTE SenseArea[SENSE_LEN + 2];
 } SRB_ExecSCSICmd;
@@ -100,7 +113,7 @@ typedef struct {
     DWORD SRB_Hdr_Rsvd;
     BYTE SRB_Target, SRB_Lun, SRB_Rsvd1[12], SRB_HaStat, SRB_TargStat;
     VOID *SRB_PostProc;
-    BYTE SRB_Rsvd2[36];
+    BYTE SRB_Rsvd2[36 - PTR_GROWTH];
 } SRB_BusDeviceReset;
 typedef struct {
     BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
@@ -124,12 +137,17 @@ typedef struct {
 } ASPI32BUFF;
 #pragma pack(pop)
 
-/* The layout a binary client was compiled with (i686). */
-typedef char layout_ok[(sizeof(void *) == 4 && offsetof(SRB_ExecSCSICmd, CDBByte) == 0x30 &&
+/* The layout a binary client was compiled with: Win32 (i686), or the
+ * documented 64-bit one (x86_64; only SRB_Abort, whose pointer ends it,
+ * grows, to 0x10). */
+typedef char layout_ok[(sizeof(void *) == 4 + PTR_GROWTH && offsetof(SRB_ExecSCSICmd, CDBByte) == 0x30 &&
+                        offsetof(SRB_ExecSCSICmd, SRB_SenseLen) == 0x14 + PTR_GROWTH &&
+                        offsetof(SRB_ExecSCSICmd, SRB_PostProc) == 0x18 + PTR_GROWTH &&
+                        offsetof(SRB_ExecSCSICmd, SRB_Rsvd2) == 0x1C + 2 * PTR_GROWTH &&
                         sizeof(SRB_ExecSCSICmd) == 0x50 && sizeof(SRB_HAInquiry) == 0x3C &&
                         sizeof(SRB_BusDeviceReset) == 0x40 && offsetof(SRB_BusDeviceReset, SRB_PostProc) == 0x18 &&
                         sizeof(SRB_GetDiskInfo) == 0x18 && sizeof(SRB_GetSetTimeouts) == 0x0E &&
-                        sizeof(SRB_Abort) == 0x0C)
+                        sizeof(SRB_Abort) == 0x0C + PTR_GROWTH)
                            ? 1
                            : -1];
 
@@ -313,8 +331,8 @@ static void ha_inquiry(void)
     DWORD rc = SendASPI32Command(&h);
     CHECK(rc == SS_COMP && h.SRB_Status == SS_COMP, "HA inquiry %02lX", (unsigned long)rc);
     CHECK(h.HA_Count == 1 && h.HA_SCSI_ID == 7, "count %u id %u", h.HA_Count, h.HA_SCSI_ID);
-    CHECK(memcmp(h.HA_ManagerId, "ASPI for WIN32  ", 16) == 0, "manager id %.16s", (const char *)h.HA_ManagerId);
-    CHECK(memcmp(h.HA_Identifier, "pcam-sim", 8) == 0, "identifier %.16s", (const char *)h.HA_Identifier);
+    CHECK(memcmp(h.HA_ManagerId, "pcam ASPI Win32 ", 16) == 0, "manager id %.16s", (const char *)h.HA_ManagerId);
+    CHECK(memcmp(h.HA_Identifier, "Simulated SCSI  ", 16) == 0, "identifier %.16s", (const char *)h.HA_Identifier);
     /* HA_Unique: byte 2 residuals supported, byte 3 targets (narrow: 8). */
     CHECK(h.HA_Unique[2] == 1 && h.HA_Unique[3] == 8, "unique %02X %02X", h.HA_Unique[2], h.HA_Unique[3]);
     memset(&h, 0, sizeof h);

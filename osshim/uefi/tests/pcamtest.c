@@ -5,7 +5,7 @@
  * "@..." line per observation on the console (the serial port under
  * tests/uefi). It decides nothing: the host-side harness holds the
  * expectations and asserts on these lines.
- * usage: pcamtest [-c esp|lsi] scan|cd|read|nonblock|tagged|reset|timeout|bad|random N SEED|cycle N|unload|ebs
+ * usage: pcamtest [-c esp|lsi] scan|cd|read|big|nonblock|tagged|reset|timeout|bad|random N SEED|cycle N|unload|ebs
  */
 #include "pcamtest.h"
 
@@ -134,6 +134,111 @@ static int t_cd(PCAM_EXT_SCSI_PASS_THRU *pt)
     c.timeout = 100000000ull;
     st = pt_send(pt, &c);
     print_packet(L"@CD", st, &c);
+    return 0;
+}
+
+/* ---- the 3 TiB disk at T_BIG: every path of a 16-byte CDB ----
+ * tests/uefi/boot.sh fills sectors 0-2047, 2^32-2048 .. 2^32+2047 and the
+ * last 2048 with tests/linux/sectcheck.c's pattern (sector n holds n as 64
+ * little-endian UINT64s), which, unlike pt_pattern, differs between n and
+ * n + 2^32. The writes use n + BIG_BASE; check.sh finds them in the image. */
+#define BIG_BASE 0x7063616d00000000ull
+#define BIG_LAST 0x17FFFFFFFull /* 3 TiB of 512-byte sectors, less one */
+
+static void big_cdb16(pt_cmd *c, UINT8 op, UINT64 lba, UINT32 count, UINT8 dir, VOID *buf, UINT32 len)
+{
+    SetMem(c, sizeof *c, 0);
+    c->target = T_BIG;
+    c->cdb[0] = op;
+    for (UINTN i = 0; i < 8; i++)
+        c->cdb[2 + i] = (UINT8)(lba >> (56 - 8 * i));
+    for (UINTN i = 0; i < 4; i++)
+        c->cdb[10 + i] = (UINT8)(count >> (24 - 8 * i));
+    c->cdb_len = 16;
+    c->dir = dir;
+    c->buf = buf;
+    c->len = len;
+    c->timeout = 300000000ull; /* 30 s */
+}
+
+static void big_fill(UINT8 *b, UINT64 lba, UINT32 n, UINT64 base)
+{
+    for (UINT32 k = 0; k < n; k++) {
+        UINT64 v = lba + k + base;
+        for (UINTN i = 0; i < 64; i++)
+            CopyMem(b + 512 * k + 8 * i, &v, 8);
+    }
+}
+
+static UINT32 big_wrong(const UINT8 *b, UINT64 lba, UINT32 n, UINT64 base)
+{
+    UINT32 bad = 0;
+
+    for (UINT32 k = 0; k < n; k++) {
+        UINT64 v;
+        BOOLEAN same = TRUE;
+        for (UINTN i = 0; i < 64; i++) {
+            CopyMem(&v, b + 512 * k + 8 * i, 8);
+            same = same && v == lba + k + base;
+        }
+        bad += same ? 0 : 1;
+    }
+    return bad;
+}
+
+static void big_read(PCAM_EXT_SCSI_PASS_THRU *pt, const CHAR16 *tag, UINT64 lba, UINT64 base, UINT8 *b)
+{
+    pt_cmd c;
+    EFI_STATUS st;
+
+    SetMem(b, 4096, 0xA5);
+    big_cdb16(&c, 0x88, lba, 8, PCAM_EXT_SCSI_DIR_READ, b, 4096); /* READ(16) */
+    st = pt_send(pt, &c);
+    Print(L"%s lba=%lx st=%s in=%d wrong=%d\r\n", tag, lba, pt_stname(st), c.p.InTransferLength,
+          EFI_ERROR(st) ? 8 : big_wrong(b, lba, 8, base));
+}
+
+static int t_big(PCAM_EXT_SCSI_PASS_THRU *pt)
+{
+    static const UINT64 reads[] = {0, 0xFFFFFFFCull, BIG_LAST - 7};
+    static const UINT64 writes[] = {0xFFFFFFFCull, 0x140000000ull};
+    UINT8 *b = pt_alloc(4096);
+    UINT64 last = 0;
+    UINT32 bs = 0;
+    pt_cmd c;
+    EFI_STATUS st;
+
+    if (b == NULL)
+        return 1;
+    /* READ CAPACITY(10) says the disk is too big for it; (16) gives its size. */
+    SetMem(&c, sizeof c, 0);
+    c.target = T_BIG;
+    c.cdb[0] = 0x25;
+    c.cdb_len = 10;
+    c.dir = PCAM_EXT_SCSI_DIR_READ;
+    c.buf = b;
+    c.len = 8;
+    c.timeout = 300000000ull;
+    st = pt_send(pt, &c);
+    Print(L"@BIGRC10 st=%s last=%02x%02x%02x%02x\r\n", pt_stname(st), b[0], b[1], b[2], b[3]);
+    big_cdb16(&c, 0x9E, 0, 32, PCAM_EXT_SCSI_DIR_READ, b, 32); /* SERVICE ACTION IN(16) */
+    c.cdb[1] = 0x10;                                            /* READ CAPACITY(16) */
+    st = pt_send(pt, &c);
+    for (UINTN i = 0; i < 8; i++)
+        last = last << 8 | b[i];
+    for (UINTN i = 8; i < 12; i++)
+        bs = bs << 8 | b[i];
+    Print(L"@BIGRC16 st=%s in=%d last=%lx bs=%d\r\n", pt_stname(st), c.p.InTransferLength, last, bs);
+    for (UINTN i = 0; i < sizeof reads / sizeof reads[0]; i++)
+        big_read(pt, L"@BIGREAD", reads[i], 0, b);
+    for (UINTN i = 0; i < sizeof writes / sizeof writes[0]; i++) {
+        big_fill(b, writes[i], 8, BIG_BASE);
+        big_cdb16(&c, 0x8A, writes[i], 8, PCAM_EXT_SCSI_DIR_WRITE, b, 4096); /* WRITE(16) */
+        st = pt_send(pt, &c);
+        Print(L"@BIGWRITE lba=%lx st=%s out=%d\r\n", writes[i], pt_stname(st), c.p.OutTransferLength);
+        big_read(pt, L"@BIGREREAD", writes[i], BIG_BASE, b);
+    }
+    pt_free(b, 4096);
     return 0;
 }
 
@@ -606,7 +711,7 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
         argv += 2;
     }
     if (argc < 2) {
-        Print(L"usage: pcamtest [-c esp|lsi] scan|cd|read|nonblock|tagged|reset|timeout|bad|random N SEED|cycle N|unload|ebs\r\n");
+        Print(L"usage: pcamtest [-c esp|lsi] scan|cd|read|big|nonblock|tagged|reset|timeout|bad|random N SEED|cycle N|unload|ebs\r\n");
         return EFI_INVALID_PARAMETER;
     }
     if (StrCmp(argv[1], L"unload") == 0) {
@@ -638,6 +743,8 @@ EFI_STATUS efi_main(EFI_HANDLE ImageHandle, EFI_SYSTEM_TABLE *SystemTable)
         rc = t_ebs(ImageHandle, pt);
     else if (StrCmp(argv[1], L"tagged") == 0)
         rc = t_tagged(pt);
+    else if (StrCmp(argv[1], L"big") == 0)
+        rc = t_big(pt);
     else if (StrCmp(argv[1], L"cycle") == 0)
         rc = t_cycle(arg_num(argc > 2 ? argv[2] : NULL, 3));
     Print(L"@END %s rc=%d\r\n", argv[1], rc);

@@ -12,6 +12,7 @@
 #define T_FAT 0      /* target 0 LUN 0: the FAT disk ScsiDisk mounts */
 #define T_PAT 2      /* target 2 LUN 0: pattern disk, throttled from the monitor */
 #define T_CD 4       /* target 4: scsi-cd without medium */
+#define T_BIG 3      /* target 3 LUN 0: a 3 TiB sparse disk (16-byte CDBs only) */
 #define INITIATOR 7
 
 /* What differs between the controllers the boot test runs on (pcamtest's
