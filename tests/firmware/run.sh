@@ -35,7 +35,7 @@ case $board in
 esac
 for tool in $cc $qemu; do
   if ! command -v "$tool" >/dev/null 2>&1; then
-    echo "SKIPPED: $tool is not installed (scripts/deps.sh firmware group)"
+    echo "SKIPPED: $tool is not installed (sh scripts/deps.sh firmware)"
     exit 77
   fi
 done
