@@ -20,6 +20,9 @@
 #           the GOT, which FreeBSD 13.2's kernel linker refuses:
 #           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
+#   firmware the bare-metal boots (examples/firmware): QEMU's RISC-V, Arm and
+#           MIPS boards, the RISC-V and Arm gcc cross compilers, clang and
+#           ld.lld for the big-endian MIPS build
 set -eu
 what=${1:-test}
 base="build-essential cmake pkg-config"
@@ -30,11 +33,12 @@ linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
 freebsd="clang-19 lld-19 llvm-19"
 tools="afl++ llvm gnuplot"
+firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
 case "$what" in
-  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools" ;;
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $firmware" ;;
   demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
-  check|qemu|uefi|linux|win32|freebsd|tools) eval "pkgs=\"\$base \$$what\"" ;;
-  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools]" >&2; exit 2 ;;
+  check|qemu|uefi|linux|win32|freebsd|tools|firmware) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|firmware]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do
