@@ -106,25 +106,8 @@ uint64_t board_instret(void)
     return n;
 }
 
-static uintptr_t ecam(unsigned dev, unsigned fn, unsigned off)
-{
-    return ECAM + ((uintptr_t)dev << 15) + ((uintptr_t)fn << 12) + (off & 0xFFCu);
-}
-
-uint32_t board_pci_cfg_read(unsigned dev, unsigned fn, unsigned off)
-{
-    return r32(ecam(dev, fn, off));
-}
-
-void board_pci_cfg_write(unsigned dev, unsigned fn, unsigned off, uint32_t v)
-{
-    w32(ecam(dev, fn, off), v);
-}
-
-uint64_t board_dma_addr(const void *va)
-{
-    return (uintptr_t)va; /* PCI sees RAM at its CPU address */
-}
+/* PCI configuration goes through fw_ecam.c. */
+const uintptr_t board_ecam_base = ECAM;
 
 static void gic_enable(unsigned id, bool level)
 {

@@ -51,6 +51,8 @@ uint64_t board_instret(void);
 
 /* PCI configuration space, 32-bit aligned dwords of bus 0. Reads of an
  * absent function return 0xFFFFFFFF. */
+/* The ECAM window of a board that uses fw_ecam.c for the three below. */
+extern const uintptr_t board_ecam_base;
 uint32_t board_pci_cfg_read(unsigned dev, unsigned fn, unsigned off);
 void board_pci_cfg_write(unsigned dev, unsigned fn, unsigned off, uint32_t v);
 
