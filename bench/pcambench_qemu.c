@@ -71,7 +71,7 @@ static uint64_t rnd(uint64_t *s)
     return *s * 2685821657736338717ull;
 }
 
-static int run_size(pcam_qemu_esp *b, const qopts *o, uint32_t size, uint64_t blocks, uint64_t *rng,
+static int run_size(pcam_qemu_chipbus *b, const qopts *o, uint32_t size, uint64_t blocks, uint64_t *rng,
                     qresult *r)
 {
     pcam_esp_stats e0, e1;
@@ -92,7 +92,7 @@ static int run_size(pcam_qemu_esp *b, const qopts *o, uint32_t size, uint64_t bl
         return -ENOMEM;
     memset(r, 0, sizeof *r);
     r->size = size;
-    pcam_esp_get_stats(&b->esp, &e0);
+    pcam_esp_get_stats(b->sc, &e0);
     pcam_qemu_get_stats(b->q, &q0);
     intrs0 = b->intrs;
     t0 = pcam_posix_now_ns();
@@ -121,7 +121,7 @@ static int run_size(pcam_qemu_esp *b, const qopts *o, uint32_t size, uint64_t bl
         ccb.u.io.sense = sense;
         ccb.u.io.sense_len = sizeof sense;
         ccb.u.io.retries = 2;
-        st = pcam_qemu_esp_sync(b, &ccb, 15000);
+        st = pcam_qemu_chipbus_sync(b, &ccb, 15000);
         if (st == 0xFFFFFFFFu) {
             fprintf(stderr, "pcambench: READ(10) at %" PRIu64 " did not complete: %s\n", lba,
                     pcam_qemu_error(b->q));
@@ -133,7 +133,7 @@ static int run_size(pcam_qemu_esp *b, const qopts *o, uint32_t size, uint64_t bl
         r->cmds++;
     }
     r->secs = (double)(t1 - t0) / 1e9;
-    pcam_esp_get_stats(&b->esp, &e1);
+    pcam_esp_get_stats(b->sc, &e1);
     pcam_qemu_get_stats(b->q, &q1);
     r->intrs = b->intrs - intrs0;
     r->esp.reg_reads = e1.reg_reads - e0.reg_reads;
@@ -198,9 +198,9 @@ int pcambench_qemu_main(int argc, char **argv, const char *name)
 {
     static const uint32_t sizes[2] = {4096, 65536};
     char dir[] = "/tmp/pcambench-XXXXXX", path[64], err[2048];
-    pcam_qemu_esp_opts eo;
+    pcam_qemu_chipbus_opts eo;
     pcam_qemu_drive d;
-    pcam_qemu_esp b;
+    pcam_qemu_chipbus b;
     qresult res[2];
     qopts o;
     uint64_t blocks, rng;
@@ -266,7 +266,7 @@ int pcambench_qemu_main(int argc, char **argv, const char *name)
     eo.ndrives = 1;
     eo.log_file = stderr;
     eo.log_level = PCAM_LOG_ERROR;
-    rc = pcam_qemu_esp_open(&b, &eo, err, sizeof err);
+    rc = pcam_qemu_chipbus_open(&b, &pcam_qemu_chip_am53c974, &eo, err, sizeof err);
     if (rc != 0) {
         fprintf(stderr, "%s: QEMU: %s\n", name, err);
         rc = 1;
@@ -284,7 +284,7 @@ int pcambench_qemu_main(int argc, char **argv, const char *name)
         t.u.io.sense = sense;
         t.u.io.sense_len = sizeof sense;
         t.u.io.retries = 2;
-        (void)pcam_qemu_esp_sync(&b, &t, 10000);
+        (void)pcam_qemu_chipbus_sync(&b, &t, 10000);
     }
     rng = o.seed != 0 ? o.seed : 1;
     for (size_t i = 0; i < 2 && rc == 0; i++)
@@ -295,7 +295,7 @@ int pcambench_qemu_main(int argc, char **argv, const char *name)
         if (res[0].errors != 0 || res[1].errors != 0)
             rc = 1;
     }
-    if (pcam_qemu_esp_close(&b) != 0 && rc == 0)
+    if (pcam_qemu_chipbus_close(&b) != 0 && rc == 0)
         rc = 1;
 out:
     if (scratch) {

@@ -45,7 +45,7 @@ typedef struct sres {
 } sres;
 
 typedef struct sctx {
-    pcam_qemu_sym b;
+    pcam_qemu_chipbus b;
     pcam_ccb ccb[MAXD];
     uint8_t sense[MAXD][32];
     uint8_t *buf[MAXD];
@@ -121,7 +121,7 @@ static int run(sctx *x, uint32_t size, uint32_t depth, double seconds, uint64_t 
     x->done = x->errors = x->issued = 0;
     /* By count when asked, else a count that a first second measures. */
     x->want = commands != 0 ? commands : UINT64_MAX;
-    pcam_sym_get_stats(x->b.sym, &s0);
+    pcam_sym_get_stats(x->b.sc, &s0);
     pcam_qemu_get_stats(x->b.q, &q0);
     i0 = x->b.intrs;
     t0 = pcam_posix_now_ns();
@@ -133,7 +133,7 @@ static int run(sctx *x, uint32_t size, uint32_t depth, double seconds, uint64_t 
             x->want = x->issued; /* stop issuing; drain */
         if (x->done >= x->issued && x->issued >= x->want)
             break;
-        if (pcam_qemu_sym_step(&x->b, 50) < 0) {
+        if (pcam_qemu_chipbus_step(&x->b, 50) < 0) {
             fprintf(stderr, "pcambench: QEMU failed: %s\n", pcam_qemu_error(x->b.q));
             return -EIO;
         }
@@ -146,7 +146,7 @@ static int run(sctx *x, uint32_t size, uint32_t depth, double seconds, uint64_t 
     r->secs = (double)(t1 - t0) / 1e9;
     r->cmds = x->done;
     r->errors = x->errors;
-    pcam_sym_get_stats(x->b.sym, &s1);
+    pcam_sym_get_stats(x->b.sc, &s1);
     pcam_qemu_get_stats(x->b.q, &q1);
     r->intrs = x->b.intrs - i0;
     r->st.reg_reads = s1.reg_reads - s0.reg_reads;
@@ -168,7 +168,7 @@ static double per(uint64_t v, uint64_t n)
 
 static int open_bus(sctx *x, const pcam_qemu_drive *d, const char *trace)
 {
-    pcam_qemu_sym_opts so;
+    pcam_qemu_chipbus_opts so;
     char err[2048];
     const char *extra[] = {"-trace", "lsi_execute_script", "-D", trace, NULL};
     memset(&so, 0, sizeof so);
@@ -177,7 +177,7 @@ static int open_bus(sctx *x, const pcam_qemu_drive *d, const char *trace)
     so.log_file = stderr;
     so.log_level = PCAM_LOG_ERROR;
     so.extra_args = trace != NULL ? extra : NULL;
-    if (pcam_qemu_sym_open(&x->b, &so, err, sizeof err) != 0) {
+    if (pcam_qemu_chipbus_open(&x->b, &pcam_qemu_chip_lsi53c895a, &so, err, sizeof err) != 0) {
         fprintf(stderr, "pcambench: QEMU: %s\n", err);
         return -1;
     }
@@ -186,7 +186,7 @@ static int open_bus(sctx *x, const pcam_qemu_drive *d, const char *trace)
     uint8_t sense[32];
     memset(&t, 0, sizeof t);
     t.func = PCAM_FN_SCAN_LUN;
-    (void)pcam_qemu_sym_sync(&x->b, &t, 30000);
+    (void)pcam_qemu_chipbus_sync(&x->b, &t, 30000);
     memset(&t, 0, sizeof t);
     t.func = PCAM_FN_SCSI_IO;
     t.timeout_ms = 5000;
@@ -195,7 +195,7 @@ static int open_bus(sctx *x, const pcam_qemu_drive *d, const char *trace)
     t.u.io.sense = sense;
     t.u.io.sense_len = sizeof sense;
     t.u.io.retries = 2;
-    (void)pcam_qemu_sym_sync(&x->b, &t, 10000);
+    (void)pcam_qemu_chipbus_sync(&x->b, &t, 10000);
     return 0;
 }
 
@@ -273,7 +273,7 @@ int pcambench_sym_main(int argc, char **argv, const char *name)
     /* 8 KiB at depth 1 for the 1999 overhead estimate 2 t(4K) - t(8K). */
     if (rc == 0 && run(x, 8192, 1, seconds, commands, &r8k) != 0)
         rc = 1;
-    if (pcam_qemu_sym_close(&x->b) != 0 && rc == 0)
+    if (pcam_qemu_chipbus_close(&x->b) != 0 && rc == 0)
         rc = 1;
     if (rc == 0 && scripts) {
         for (unsigned s = 0; s < 2 && rc == 0; s++) {
@@ -288,7 +288,7 @@ int pcambench_sym_main(int argc, char **argv, const char *name)
                 uint64_t before = count_lines(trace, "lsi_execute_script ");
                 if (run(x, sizes[s], depths[k], 1.0, 2000, &tr) != 0)
                     rc = 1;
-                (void)pcam_qemu_sym_close(&x->b);
+                (void)pcam_qemu_chipbus_close(&x->b);
                 uint64_t after = count_lines(trace, "lsi_execute_script ");
                 res[s * 3 + k].insns = per(after - before, tr.cmds);
             }

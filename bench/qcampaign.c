@@ -44,7 +44,7 @@
 #define BAD_WRITE_EIO 192u
 
 typedef struct camp {
-    pcam_qemu_esp b;
+    pcam_qemu_chipbus b;
     char dir[64];
     char img[NDISK][96];
     uint8_t *ref[NDISK];
@@ -94,7 +94,7 @@ static bool run(camp *c, qjob *j, double resume_at, double limit_s)
             (void)pcam_qemu_hmp(c->b.q, "qemu-io d1 \"resume H\"", out, sizeof out);
             resume_at = 0;
         }
-        if (pcam_qemu_esp_step(&c->b, 5) < 0)
+        if (pcam_qemu_chipbus_step(&c->b, 5) < 0)
             return false;
     }
     if (resume_at != 0) {
@@ -307,7 +307,7 @@ int main(int argc, char **argv)
     }
     drv[0].blkdebug = cfg;
     drv[1].blkdebug = "";
-    pcam_qemu_esp_opts eo;
+    pcam_qemu_chipbus_opts eo;
     char err[256];
     pcam_bus_config bc;
     pcam_bus_config_defaults(&bc);
@@ -319,7 +319,7 @@ int main(int argc, char **argv)
     eo.monitor = true;
     eo.log_file = stderr;
     eo.log_level = PCAM_LOG_ERROR;
-    if (pcam_qemu_esp_open(&c->b, &eo, err, sizeof err) != 0) {
+    if (pcam_qemu_chipbus_open(&c->b, &pcam_qemu_chip_am53c974, &eo, err, sizeof err) != 0) {
         fprintf(stderr, "campaign: QEMU: %s\n", err);
         return 77;
     }
@@ -355,7 +355,7 @@ int main(int argc, char **argv)
         }
     }
     double took = now_s() - t0;
-    pcam_qemu_esp_close(&c->b);
+    pcam_qemu_chipbus_close(&c->b);
     for (unsigned d = 0; d < NDISK; d++) {
         uint8_t *img = malloc((size_t)BLOCKS * 512u);
         int fd = open(c->img[d], O_RDONLY);

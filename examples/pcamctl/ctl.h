@@ -120,7 +120,7 @@ int ctl_qdrive_parse(const char *text, ctl_qdrive *out, char *err, size_t errcap
 
 /* ---- the run context ---- */
 struct ctl;
-struct pcam_qemu_esp;
+struct pcam_qemu_chipbus;
 
 typedef struct ctl_backend {
     const char *name;
@@ -158,7 +158,7 @@ typedef struct ctl {
     const char *qemu_args[CTL_QEMU_MAX_ARGS + 1]; /* --qemu-arg, NULL-terminated */
     size_t nqargs;
     bool qemu_monitor;         /* a QMP monitor for the hmp command */
-    struct pcam_qemu_esp *qe;  /* the bus on QEMU while open */
+    struct pcam_qemu_chipbus *qe;  /* the bus on QEMU while open */
     /* the command line */
     const char *cmd;           /* the subcommand running (its usage line on errors) */
     const char *json_cmd;      /* the command a line named, for the JSON envelope */

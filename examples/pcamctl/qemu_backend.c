@@ -89,7 +89,7 @@ int ctl_qdrive_parse(const char *text, ctl_qdrive *out, char *err, size_t errcap
 static int qemu_open(ctl *c)
 {
     pcam_qemu_drive d[CTL_QEMU_MAX_DRIVES];
-    pcam_qemu_esp_opts o;
+    pcam_qemu_chipbus_opts o;
     char err[2048];
     int rc;
 
@@ -121,7 +121,7 @@ static int qemu_open(ctl *c)
     bool debug = getenv("PCAMCTL_QEMU_DEBUG") != NULL;
     o.log_file = debug ? stderr : NULL;
     o.log_level = debug ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
-    rc = pcam_qemu_esp_open(c->qe, &o, err, sizeof err);
+    rc = pcam_qemu_chipbus_open(c->qe, &pcam_qemu_chip_am53c974, &o, err, sizeof err);
     if (rc != 0) {
         free(c->qe);
         c->qe = NULL;
@@ -141,7 +141,7 @@ static void qemu_submit(ctl *c, pcam_ccb *ccb)
 
 static bool qemu_step(ctl *c)
 {
-    int rc = pcam_qemu_esp_step(c->qe, 100);
+    int rc = pcam_qemu_chipbus_step(c->qe, 100);
     if (rc < 0) {
         ctl_err(c, CTL_EOTHER, "QEMU failed: %s", pcam_qemu_error(c->qe->q));
         return false;
@@ -158,7 +158,7 @@ static uint64_t qemu_now(ctl *c)
 static void qemu_close(ctl *c)
 {
     if (c->qe != NULL) {
-        int rc = pcam_qemu_esp_close(c->qe);
+        int rc = pcam_qemu_chipbus_close(c->qe);
         if (rc != 0)
             ctl_err(c, CTL_EOTHER, "QEMU ended badly: %d", rc);
         free(c->qe);

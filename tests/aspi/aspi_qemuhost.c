@@ -41,7 +41,7 @@ static void op_nolock(void *ctx)
 static void op_wait(void *ctx)
 {
     aspi_qemuhost *h = ctx;
-    if (h->failed || pcam_qemu_esp_step(&h->qe, 50) < 0) {
+    if (h->failed || pcam_qemu_chipbus_step(&h->qe, 50) < 0) {
         if (!h->failed)
             fprintf(stderr, "aspi_qemuhost: QEMU failed: %s\n", pcam_qemu_error(h->qe.q));
         h->failed = true;
@@ -58,7 +58,7 @@ static const pcam_aspi_adapter_ops host_ops = {
 int aspi_qemuhost_open(aspi_qemuhost *h, const pcam_qemu_drive *drives, size_t ndrives, char *err,
                        size_t errlen)
 {
-    pcam_qemu_esp_opts o;
+    pcam_qemu_chipbus_opts o;
     pcam_ccb scan;
     int rc;
 
@@ -68,14 +68,14 @@ int aspi_qemuhost_open(aspi_qemuhost *h, const pcam_qemu_drive *drives, size_t n
     o.ndrives = ndrives;
     o.log_file = stderr;
     o.log_level = PCAM_LOG_WARN;
-    rc = pcam_qemu_esp_open(&h->qe, &o, err, errlen);
+    rc = pcam_qemu_chipbus_open(&h->qe, &pcam_qemu_chip_am53c974, &o, err, errlen);
     if (rc != 0)
         return rc;
     memset(&scan, 0, sizeof scan);
     scan.func = PCAM_FN_SCAN_BUS;
-    if (pcam_qemu_esp_sync(&h->qe, &scan, 30000) != PCAM_REQ_CMP) {
+    if (pcam_qemu_chipbus_sync(&h->qe, &scan, 30000) != PCAM_REQ_CMP) {
         snprintf(err, errlen, "bus scan failed: status 0x%x", scan.status);
-        pcam_qemu_esp_close(&h->qe);
+        pcam_qemu_chipbus_close(&h->qe);
         return -EIO;
     }
     return 0;
@@ -97,7 +97,7 @@ bool aspi_qemuhost_drain(aspi_qemuhost *h, uint32_t timeout_ms)
             return true;
         if (h->failed || pcam_posix_now_ns() > end)
             return false;
-        if (pcam_qemu_esp_step(&h->qe, 50) < 0)
+        if (pcam_qemu_chipbus_step(&h->qe, 50) < 0)
             h->failed = true;
     }
 }
@@ -109,6 +109,6 @@ int aspi_qemuhost_close(aspi_qemuhost *h)
     h->qe.bus_up = false;
     /* Shutdown completions queue notifications like any other. */
     pcam_aspi_deliver(&h->ad);
-    rc = pcam_qemu_esp_close(&h->qe);
+    rc = pcam_qemu_chipbus_close(&h->qe);
     return rc;
 }

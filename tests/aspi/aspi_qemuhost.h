@@ -3,10 +3,10 @@
  * A second ASPI host, next to aspi/simhost: one adapter on QEMU's AM53C974
  * (osshim/posix/pcam_qemu_esp.h), single-threaded and polled. Whoever waits
  * runs the bus: the adapter's wait op takes one interrupt-mode step
- * (pcam_qemu_esp_step), and aspi_qemuhost_drain() steps and delivers until
+ * (pcam_qemu_chipbus_step), and aspi_qemuhost_drain() steps and delivers until
  * nothing is in flight. The lock ops are no-ops because only the calling
  * thread ever touches the bus; a threaded embedder would put its bus lock
- * there and run pcam_qemu_esp_step() from a service thread instead.
+ * there and run pcam_qemu_chipbus_step() from a service thread instead.
  *
  * What an embedder writes to put ASPI applications on a real controller:
  * host services (pcam_aspi_host), the adapter ops, and a scan before
@@ -25,7 +25,7 @@
 #define ASPI_QEMUHOST_REQS 8
 
 typedef struct aspi_qemuhost {
-    pcam_qemu_esp qe;
+    pcam_qemu_chipbus qe;
     pcam_aspi_adapter ad;
     pcam_aspi_req reqs[ASPI_QEMUHOST_REQS];
     uint8_t ha_id;
@@ -47,7 +47,7 @@ int aspi_qemuhost_attach(aspi_qemuhost *h);
  * time passes. True when idle. */
 bool aspi_qemuhost_drain(aspi_qemuhost *h, uint32_t timeout_ms);
 /* Shut the bus down (pending requests complete and are delivered), stop
- * QEMU. Returns pcam_qemu_esp_close()'s answer. */
+ * QEMU. Returns pcam_qemu_chipbus_close()'s answer. */
 int aspi_qemuhost_close(aspi_qemuhost *h);
 
 #endif /* ASPI_QEMUHOST_H */

@@ -13,7 +13,7 @@
 
 #include "esp_rig.h"
 
-static void no_model_errors(const erig *r)
+static void no_model_errors(const chiprig *r)
 {
     erig_print_model_errors(r);
     assert_int_equal(espm_errors(r->model), 0);
@@ -24,13 +24,13 @@ static void no_model_errors(const erig *r)
 
 static void identify_one(espm_chip chip, pcam_esp_chip want)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     erig_opts_default(&o, chip);
     assert_int_equal(erig_init(&r, &o), 0);
-    assert_int_equal(pcam_esp_get_chip(&r.esp), want);
+    assert_int_equal(pcam_esp_get_chip(r.sc), want);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void identifies_every_variant(void **state)
@@ -108,7 +108,7 @@ static bool is_present(uint8_t id, uint8_t lun)
 
 static void scan_and_check(espm_chip chip, bool polled, bool dma)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     unsigned n = 0;
     erig_opts_default(&o, chip);
@@ -116,16 +116,16 @@ static void scan_and_check(espm_chip chip, bool polled, bool dma)
     o.use_dma = dma;
     assert_int_equal(erig_init(&r, &o), 0);
     for (size_t i = 0; i < sizeof present / sizeof present[0]; i++)
-        assert_non_null(erig_add_disk(&r, present[i].id, present[i].lun, 256, NULL));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+        assert_non_null(chiprig_add_disk(&r, present[i].id, present[i].lun, 256, NULL));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     for (uint8_t id = 0; id < 7; id++) {
         for (uint8_t lun = 0; lun < 8; lun++) {
-            erig_ccb g;
+            chiprig_ccb g;
             memset(&g, 0, sizeof g);
             g.ccb.func = PCAM_FN_GET_DEV;
             g.ccb.target = id;
             g.ccb.lun = lun;
-            uint32_t st = erig_sync(&r, &g, ERIG_S(1));
+            uint32_t st = chiprig_sync(&r, &g, CHIPRIG_S(1));
             if (is_present(id, lun)) {
                 n++;
                 assert_int_equal(st, PCAM_REQ_CMP);
@@ -139,7 +139,7 @@ static void scan_and_check(espm_chip chip, bool polled, bool dma)
     }
     assert_int_equal(n, sizeof present / sizeof present[0]);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void scan_am53c974_dma(void **state)
@@ -164,27 +164,27 @@ static void scan_fas236_pio(void **state)
 
 static void read_write_on(espm_chip chip, bool dma)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     uint8_t buf[8 * 512], pat[8 * 512];
     erig_opts_default(&o, chip);
     o.use_dma = dma;
     assert_int_equal(erig_init(&r, &o), 0);
-    uint8_t *store = erig_add_disk(&r, 1, 0, 512, NULL);
+    uint8_t *store = chiprig_add_disk(&r, 1, 0, 512, NULL);
     assert_non_null(store);
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     memset(buf, 0xEE, sizeof buf);
-    assert_int_equal(erig_rw(&r, 1, 0, false, 40, 8, buf), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 1, 0, false, 40, 8, buf, false), PCAM_REQ_CMP);
     assert_memory_equal(buf, store + 40 * 512, sizeof buf);
     for (size_t i = 0; i < sizeof pat; i++)
         pat[i] = (uint8_t)(i * 31u + 5u);
-    assert_int_equal(erig_rw(&r, 1, 0, true, 100, 8, pat), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 1, 0, true, 100, 8, pat, false), PCAM_REQ_CMP);
     assert_memory_equal(store + 100 * 512, pat, sizeof pat);
     memset(buf, 0, sizeof buf);
-    assert_int_equal(erig_rw(&r, 1, 0, false, 100, 8, buf), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 1, 0, false, 100, 8, buf, false), PCAM_REQ_CMP);
     assert_memory_equal(buf, pat, sizeof pat);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void rw_ncr53c90(void **state)
@@ -234,41 +234,41 @@ static void rw_am53c974_pio(void **state)
 static void selection_timeout(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
     uint8_t buf[512];
     erig_opts_default(&o, ESPM_AM53C974);
     assert_int_equal(erig_init(&r, &o), 0);
-    assert_non_null(erig_add_disk(&r, 0, 0, 64, NULL));
+    assert_non_null(chiprig_add_disk(&r, 0, 0, 64, NULL));
     uint64_t t0 = pcam_sim_now(r.sim);
     /* Nobody at ID 4: the chip's 250 ms time-out ends the selection. */
-    assert_int_equal(erig_rw(&r, 4, 0, false, 0, 1, buf) & PCAM_STATUS_MASK, PCAM_SEL_TIMEOUT);
-    assert_true(pcam_sim_now(r.sim) - t0 >= ERIG_MS(200));
+    assert_int_equal(chiprig_rw(&r, 4, 0, false, 0, 1, buf, false) & PCAM_STATUS_MASK, PCAM_SEL_TIMEOUT);
+    assert_true(pcam_sim_now(r.sim) - t0 >= CHIPRIG_MS(200));
     /* The chip is usable afterwards. */
-    assert_int_equal(erig_rw(&r, 0, 0, false, 0, 1, buf) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 0, 0, false, 0, 1, buf, false) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* ---- CHECK CONDITION + autosense ---- */
 
 static void check_condition_autosense(espm_chip chip, bool dma)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     uint8_t buf[512], sense[32];
     uint8_t cdb[10] = {0x28, 0, 0, 0, 0x10, 0, 0, 0, 1, 0}; /* READ(10) LBA 4096: past the end */
-    erig_ccb rc;
+    chiprig_ccb rc;
     erig_opts_default(&o, chip);
     o.use_dma = dma;
     assert_int_equal(erig_init(&r, &o), 0);
-    assert_non_null(erig_add_disk(&r, 2, 0, 64, NULL));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
-    erig_io(&rc, 2, 0, cdb, 10, PCAM_DIR_IN, buf, 512);
+    assert_non_null(chiprig_add_disk(&r, 2, 0, 64, NULL));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
+    chiprig_io(&rc, 2, 0, cdb, 10, PCAM_DIR_IN, buf, 512);
     memset(sense, 0, sizeof sense);
     rc.ccb.u.io.sense = sense;
     rc.ccb.u.io.sense_len = sizeof sense;
-    uint32_t st = erig_sync(&r, &rc, ERIG_S(5));
+    uint32_t st = chiprig_sync(&r, &rc, CHIPRIG_S(5));
     assert_int_equal(st & PCAM_STATUS_MASK, PCAM_SCSI_STATUS_ERROR);
     assert_true((st & PCAM_AUTOSNS_VALID) != 0);
     assert_int_equal(rc.ccb.u.io.scsi_status, 0x02);
@@ -280,7 +280,7 @@ static void check_condition_autosense(espm_chip chip, bool dma)
     assert_true(rc.ccb.u.io.sense_resid < sizeof sense);
     assert_int_equal(rc.done_count, 1);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void autosense_dma(void **state)

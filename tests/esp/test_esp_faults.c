@@ -14,7 +14,7 @@
 
 #include "esp_rig.h"
 
-static void no_model_errors(const erig *r)
+static void no_model_errors(const chiprig *r)
 {
     erig_print_model_errors(r);
     assert_int_equal(espm_errors(r->model), 0);
@@ -22,20 +22,20 @@ static void no_model_errors(const erig *r)
 }
 
 /* Reads of 8 blocks across the disk, each checked against the medium. */
-static void read_and_verify(erig *r, uint8_t id, int count)
+static void read_and_verify(chiprig *r, uint8_t id, int count)
 {
     uint8_t buf[8 * 512];
     for (int i = 0; i < count; i++) {
         uint32_t lba = (uint32_t)(i * 8) % 248u;
         memset(buf, 0xEE, sizeof buf);
-        assert_int_equal(erig_rw(r, id, 0, false, lba, 8, buf) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+        assert_int_equal(chiprig_rw(r, id, 0, false, lba, 8, buf, false) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
         assert_memory_equal(buf, r->stores[id][0] + lba * 512u, sizeof buf);
     }
 }
 
 static void parity_on(espm_chip chip, bool dma)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_sim_target_config tc;
     pcam_sim_target_stats ts;
@@ -44,8 +44,8 @@ static void parity_on(espm_chip chip, bool dma)
     assert_int_equal(erig_init(&r, &o), 0);
     pcam_sim_target_config_defaults(&tc);
     tc.wide = false;
-    assert_non_null(erig_add_disk(&r, 1, 0, 256, &tc));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_non_null(chiprig_add_disk(&r, 1, 0, 256, &tc));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     /* Now corrupt about one data byte in 20000 and one message byte in 50. */
     pcam_sim_target_cfg(r.sim, 1)->parity_data_ppm = 50;
     pcam_sim_target_cfg(r.sim, 1)->parity_msg_ppm = 20000;
@@ -53,7 +53,7 @@ static void parity_on(espm_chip chip, bool dma)
     pcam_sim_target_stats_get(r.sim, 1, &ts);
     assert_true(ts.parity_injected > 0); /* the errors happened, and were caught */
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void parity_dma(void **state)
@@ -71,37 +71,37 @@ static void parity_pio(void **state)
 static void tags_rejected(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_sim_target_config tc;
     pcam_sim_target_stats ts;
     uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 16, 0, 0, 8, 0};
     uint8_t buf[8 * 512];
-    erig_ccb rc;
+    chiprig_ccb rc;
     erig_opts_default(&o, ESPM_AM53C974);
     assert_int_equal(erig_init(&r, &o), 0);
     pcam_sim_target_config_defaults(&tc);
     tc.reject_tags = true;
-    assert_non_null(erig_add_disk(&r, 2, 0, 256, &tc));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_non_null(chiprig_add_disk(&r, 2, 0, 256, &tc));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     for (int i = 0; i < 3; i++) {
-        erig_io(&rc, 2, 0, cdb, 10, PCAM_DIR_IN, buf, sizeof buf);
+        chiprig_io(&rc, 2, 0, cdb, 10, PCAM_DIR_IN, buf, sizeof buf);
         rc.ccb.flags = PCAM_CCB_TAGGED;
         rc.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
         memset(buf, 0, sizeof buf);
-        assert_int_equal(erig_sync(&r, &rc, ERIG_S(5)) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+        assert_int_equal(chiprig_sync(&r, &rc, CHIPRIG_S(5)) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
         assert_memory_equal(buf, r.stores[2][0] + 16 * 512, sizeof buf);
     }
     pcam_sim_target_stats_get(r.sim, 2, &ts);
     assert_true(ts.tags_rejected >= 1);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void target_starts_sdtr(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_sim_target_config tc;
     pcam_hal_xfer_params a, c;
@@ -111,8 +111,8 @@ static void target_starts_sdtr(void **state)
     pcam_sim_target_config_defaults(&tc);
     tc.wide = false;
     tc.initiate_sdtr = true;
-    assert_non_null(erig_add_disk(&r, 4, 0, 256, &tc));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_non_null(chiprig_add_disk(&r, 4, 0, 256, &tc));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     read_and_verify(&r, 4, 4);
     pcam_sim_target_stats_get(r.sim, 4, &ts);
     pcam_sim_target_agreement(r.sim, 4, &a);
@@ -121,7 +121,7 @@ static void target_starts_sdtr(void **state)
     assert_int_equal(c.offset, a.offset);
     assert_int_equal(c.period, a.period);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* ---- a chip of garbage ---- */

@@ -19,7 +19,7 @@ static bool under_memcheck(void)
     return getenv("PCAM_UNDER_MEMCHECK") != NULL;
 }
 
-static void no_model_errors(const erig *r)
+static void no_model_errors(const chiprig *r)
 {
     erig_print_model_errors(r);
     assert_int_equal(espm_errors(r->model), 0);
@@ -34,7 +34,7 @@ static void no_model_errors(const erig *r)
 #define MAX_BLOCKS 32u
 
 typedef struct slot {
-    erig_ccb rc;
+    chiprig_ccb rc;
     uint8_t disk;
     bool write;
     uint32_t lba, blocks;
@@ -43,7 +43,7 @@ typedef struct slot {
 } slot;
 
 typedef struct run {
-    erig r;
+    chiprig r;
     uint8_t *ref[DISKS];
     uint8_t busy[DISKS][BLOCKS];
     slot slots[DISKS][DEPTH];
@@ -60,7 +60,7 @@ static uint32_t rnd(run *u, uint32_t n)
 
 static void issue(run *u, slot *s);
 
-static void slot_done(erig_ccb *rc)
+static void slot_done(chiprig_ccb *rc)
 {
     slot *s = (slot *)rc;
     run *u = rc->test;
@@ -112,7 +112,7 @@ static void issue(run *u, slot *s)
     cdb[4] = (uint8_t)(lba >> 8);
     cdb[5] = (uint8_t)lba;
     cdb[8] = (uint8_t)blocks;
-    erig_io(&s->rc, s->disk, 0, cdb, 10, s->write ? PCAM_DIR_OUT : PCAM_DIR_IN, s->buf, total);
+    chiprig_io(&s->rc, s->disk, 0, cdb, 10, s->write ? PCAM_DIR_OUT : PCAM_DIR_IN, s->buf, total);
     nsg = rnd(u, 4);
     if (nsg > 0) {
         for (unsigned i = 0; i < nsg; i++) {
@@ -130,7 +130,7 @@ static void issue(run *u, slot *s)
     s->rc.test = u;
     s->rc.on_done = slot_done;
     u->submitted++;
-    erig_submit(&u->r, &s->rc);
+    chiprig_submit(&u->r, &s->rc);
 }
 
 static void integrity(espm_chip chip, bool dma, bool polled, uint32_t esp_flags, uint64_t count)
@@ -150,13 +150,13 @@ static void integrity(espm_chip chip, bool dma, bool polled, uint32_t esp_flags,
     pcam_sim_target_config_defaults(&tc);
     tc.disconnect = PCAM_SIM_DISC_ALWAYS; /* every command disconnects and reselects */
     for (uint8_t d = 0; d < DISKS; d++) {
-        uint8_t *m = erig_add_disk(&u->r, d, 0, BLOCKS, &tc);
+        uint8_t *m = chiprig_add_disk(&u->r, d, 0, BLOCKS, &tc);
         assert_non_null(m);
         u->ref[d] = malloc(BLOCKS * 512u);
         assert_non_null(u->ref[d]);
         memcpy(u->ref[d], m, BLOCKS * 512u);
     }
-    assert_int_equal(erig_scan(&u->r), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_scan(&u->r), PCAM_REQ_CMP);
     for (uint8_t d = 0; d < DISKS; d++)
         for (unsigned i = 0; i < DEPTH; i++) {
             u->slots[d][i].disk = d;
@@ -166,8 +166,8 @@ static void integrity(espm_chip chip, bool dma, bool polled, uint32_t esp_flags,
     for (unsigned i = 0; i < DEPTH; i++)
         for (uint8_t d = 0; d < DISKS; d++)
             issue(u, &u->slots[d][i]);
-    uint64_t until = pcam_sim_now(u->r.sim) + ERIG_S(600);
-    while (u->completed < u->target && pcam_sim_now(u->r.sim) < until && erig_step(&u->r))
+    uint64_t until = pcam_sim_now(u->r.sim) + CHIPRIG_S(600);
+    while (u->completed < u->target && pcam_sim_now(u->r.sim) < until && chiprig_step(&u->r))
         ;
     if (u->completed != u->target)
         erig_print_model_errors(&u->r);
@@ -189,7 +189,7 @@ static void integrity(espm_chip chip, bool dma, bool polled, uint32_t esp_flags,
             free(u->slots[d][i].buf);
         free(u->ref[d]);
     }
-    erig_fini(&u->r);
+    chiprig_fini(&u->r);
     free(u);
 }
 
@@ -223,7 +223,7 @@ static void integrity_ncr53c90_pio(void **state)
 
 static void sync_agreement(espm_chip chip, uint8_t want_period)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_sim_target_config fast, async;
     pcam_hal_xfer_params a, c;
@@ -236,11 +236,11 @@ static void sync_agreement(espm_chip chip, uint8_t want_period)
     async.wide = false;
     async.min_period = 0;
     async.max_offset = 0;
-    uint8_t *s0 = erig_add_disk(&r, 0, 0, 256, &fast);
-    uint8_t *s5 = erig_add_disk(&r, 5, 0, 256, &async);
+    uint8_t *s0 = chiprig_add_disk(&r, 0, 0, 256, &fast);
+    uint8_t *s5 = chiprig_add_disk(&r, 5, 0, 256, &async);
     assert_non_null(s0);
     assert_non_null(s5);
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     /* Alternate targets so the per-target registers are reloaded at each
      * selection and reselection (hal/sim's strict mode fails a data phase
      * whose chip mode differs from the target's agreement). */
@@ -248,7 +248,7 @@ static void sync_agreement(espm_chip chip, uint8_t want_period)
         uint8_t id = (i & 1) ? 5 : 0;
         uint8_t *st = id == 0 ? s0 : s5;
         memset(buf, 0, sizeof buf);
-        assert_int_equal(erig_rw(&r, id, 0, false, (uint32_t)(i * 16), 16, buf), PCAM_REQ_CMP);
+        assert_int_equal(chiprig_rw(&r, id, 0, false, (uint32_t)(i * 16), 16, buf, false), PCAM_REQ_CMP);
         assert_memory_equal(buf, st + i * 16 * 512, sizeof buf);
     }
     pcam_sim_target_agreement(r.sim, 0, &a);
@@ -265,7 +265,7 @@ static void sync_agreement(espm_chip chip, uint8_t want_period)
     assert_int_equal(a.offset, 0);
     assert_int_equal(c.offset, 0);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void sync_am53c974(void **state)
@@ -291,7 +291,7 @@ static void sync_ncr53c94(void **state)
 static void pio_large(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_esp_stats st;
     uint16_t blocks = under_memcheck() ? 8 : 64;
@@ -302,21 +302,21 @@ static void pio_large(void **state)
     erig_opts_default(&o, ESPM_AM53C974);
     o.use_dma = false;
     assert_int_equal(erig_init(&r, &o), 0);
-    uint8_t *store = erig_add_disk(&r, 3, 0, 1024, NULL);
+    uint8_t *store = chiprig_add_disk(&r, 3, 0, 1024, NULL);
     assert_non_null(store);
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     for (size_t i = 0; i < n; i++)
         pat[i] = (uint8_t)(i ^ (i >> 8) ^ 0x5A);
-    assert_int_equal(erig_rw(&r, 3, 0, true, 200, blocks, pat), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 3, 0, true, 200, blocks, pat, false), PCAM_REQ_CMP);
     assert_memory_equal(store + 200 * 512, pat, n);
     memset(buf, 0, n);
-    assert_int_equal(erig_rw(&r, 3, 0, false, 200, blocks, buf), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 3, 0, false, 200, blocks, buf, false), PCAM_REQ_CMP);
     assert_memory_equal(buf, pat, n);
-    pcam_esp_get_stats(&r.esp, &st);
+    pcam_esp_get_stats(r.sc, &st);
     assert_int_equal(st.dma_transfers, 0);
     assert_true(st.pio_bytes >= 2 * n);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
     free(buf);
     free(pat);
 }
@@ -324,9 +324,9 @@ static void pio_large(void **state)
 static void dma_scatter_gather(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
-    erig_ccb rc;
+    chiprig_ccb rc;
     pcam_esp_stats before, after;
     static uint8_t buf[16 * 512];
     pcam_sg sg[5];
@@ -335,9 +335,9 @@ static void dma_scatter_gather(void **state)
     uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 64, 0, 0, 16, 0}; /* READ(10) LBA 64, 16 blocks */
     erig_opts_default(&o, ESPM_AM53C974);
     assert_int_equal(erig_init(&r, &o), 0);
-    uint8_t *store = erig_add_disk(&r, 1, 0, 256, NULL);
+    uint8_t *store = chiprig_add_disk(&r, 1, 0, 256, NULL);
     assert_non_null(store);
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     uint32_t off = 0;
     for (int i = 0; i < 5; i++) {
         sg[i].addr = buf + off;
@@ -346,12 +346,12 @@ static void dma_scatter_gather(void **state)
     }
     assert_int_equal(off, sizeof buf);
     memset(buf, 0xEE, sizeof buf);
-    erig_io(&rc, 1, 0, cdb, 10, PCAM_DIR_IN, NULL, sizeof buf);
+    chiprig_io(&rc, 1, 0, cdb, 10, PCAM_DIR_IN, NULL, sizeof buf);
     rc.ccb.u.io.sg = sg;
     rc.ccb.u.io.sg_count = 5;
-    pcam_esp_get_stats(&r.esp, &before);
-    assert_int_equal(erig_sync(&r, &rc, ERIG_S(5)), PCAM_REQ_CMP);
-    pcam_esp_get_stats(&r.esp, &after);
+    pcam_esp_get_stats(r.sc, &before);
+    assert_int_equal(chiprig_sync(&r, &rc, CHIPRIG_S(5)), PCAM_REQ_CMP);
+    pcam_esp_get_stats(r.sc, &after);
     assert_memory_equal(buf, store + 64 * 512, sizeof buf);
     assert_int_equal(rc.ccb.u.io.resid, 0);
     assert_true(after.dma_transfers - before.dma_transfers >= 5); /* one run per piece */
@@ -360,13 +360,13 @@ static void dma_scatter_gather(void **state)
         buf[i] = (uint8_t)(i * 13u + 1u);
     cdb[0] = 0x2A;
     cdb[5] = 128;
-    erig_io(&rc, 1, 0, cdb, 10, PCAM_DIR_OUT, NULL, sizeof buf);
+    chiprig_io(&rc, 1, 0, cdb, 10, PCAM_DIR_OUT, NULL, sizeof buf);
     rc.ccb.u.io.sg = sg;
     rc.ccb.u.io.sg_count = 5;
-    assert_int_equal(erig_sync(&r, &rc, ERIG_S(5)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&r, &rc, CHIPRIG_S(5)), PCAM_REQ_CMP);
     assert_memory_equal(store + 128 * 512, buf, sizeof buf);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* A data-in shorter than asked (INQUIRY with a large allocation length):
@@ -374,29 +374,29 @@ static void dma_scatter_gather(void **state)
 static void dma_short_read_residual(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
-    erig_ccb rc;
+    chiprig_ccb rc;
     uint8_t buf[255];
     uint8_t cdb[6] = {0x12, 0, 0, 0, 255, 0};
     erig_opts_default(&o, ESPM_AM53C974);
     assert_int_equal(erig_init(&r, &o), 0);
-    assert_non_null(erig_add_disk(&r, 0, 0, 64, NULL));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+    assert_non_null(chiprig_add_disk(&r, 0, 0, 64, NULL));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     memset(buf, 0xEE, sizeof buf);
-    erig_io(&rc, 0, 0, cdb, 6, PCAM_DIR_IN, buf, sizeof buf);
-    assert_int_equal(erig_sync(&r, &rc, ERIG_S(5)) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    chiprig_io(&rc, 0, 0, cdb, 6, PCAM_DIR_IN, buf, sizeof buf);
+    assert_int_equal(chiprig_sync(&r, &rc, CHIPRIG_S(5)) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     /* Standard INQUIRY data: byte 4 = additional length, total = n + 5. */
     assert_int_equal(rc.ccb.u.io.resid, sizeof buf - (buf[4] + 5u));
     assert_memory_equal(buf + 8, "PCAMSIM ", 8);
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* ---- bus reset with I/O in flight ---- */
 
 typedef struct rslot {
-    erig_ccb rc;
+    chiprig_ccb rc;
     uint8_t buf[8 * 512];
     uint32_t lba;
     uint8_t disk;
@@ -405,19 +405,19 @@ typedef struct rslot {
 static void bus_reset_in_flight(void **state)
 {
     (void)state;
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_sim_target_config tc;
     static rslot s[24];
-    erig_ccb reset;
+    chiprig_ccb reset;
     unsigned ok = 0, lost = 0;
     erig_opts_default(&o, ESPM_AM53C974);
     assert_int_equal(erig_init(&r, &o), 0);
     pcam_sim_target_config_defaults(&tc);
     tc.disconnect = PCAM_SIM_DISC_ALWAYS;
     for (uint8_t d = 0; d < 3; d++)
-        assert_non_null(erig_add_disk(&r, d, 0, 1024, &tc));
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
+        assert_non_null(chiprig_add_disk(&r, d, 0, 1024, &tc));
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
     for (unsigned i = 0; i < 24; i++) {
         uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 8, 0};
         s[i].disk = (uint8_t)(i % 3);
@@ -425,15 +425,15 @@ static void bus_reset_in_flight(void **state)
         cdb[4] = (uint8_t)(s[i].lba >> 8);
         cdb[5] = (uint8_t)s[i].lba;
         memset(s[i].buf, 0xEE, sizeof s[i].buf);
-        erig_io(&s[i].rc, s[i].disk, 0, cdb, 10, PCAM_DIR_IN, s[i].buf, sizeof s[i].buf);
+        chiprig_io(&s[i].rc, s[i].disk, 0, cdb, 10, PCAM_DIR_IN, s[i].buf, sizeof s[i].buf);
         s[i].rc.ccb.flags = PCAM_CCB_TAGGED;
         s[i].rc.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
-        erig_submit(&r, &s[i].rc);
+        chiprig_submit(&r, &s[i].rc);
     }
     /* Let some reach the targets and disconnect. */
     unsigned before = 0;
     for (int k = 0; k < 60; k++)
-        erig_step(&r);
+        chiprig_step(&r);
     for (unsigned i = 0; i < 24; i++)
         before += s[i].rc.done_count != 0;
     /* The reset must find work in flight at the targets, or the test
@@ -450,13 +450,13 @@ static void bus_reset_in_flight(void **state)
     }
     memset(&reset, 0, sizeof reset);
     reset.ccb.func = PCAM_FN_RESET_BUS;
-    assert_int_equal(erig_sync(&r, &reset, ERIG_S(10)) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
-    uint64_t until = pcam_sim_now(r.sim) + ERIG_S(30);
+    assert_int_equal(chiprig_sync(&r, &reset, CHIPRIG_S(10)) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    uint64_t until = pcam_sim_now(r.sim) + CHIPRIG_S(30);
     for (;;) {
         unsigned done = 0;
         for (unsigned i = 0; i < 24; i++)
             done += s[i].rc.done_count != 0;
-        if (done == 24 || pcam_sim_now(r.sim) > until || !erig_step(&r))
+        if (done == 24 || pcam_sim_now(r.sim) > until || !chiprig_step(&r))
             break;
     }
     for (unsigned i = 0; i < 24; i++) {
@@ -483,18 +483,18 @@ static void bus_reset_in_flight(void **state)
     /* The bus works after the reset (UNIT ATTENTION is recovery's business). */
     {
         uint8_t b[512];
-        assert_int_equal(erig_rw(&r, 2, 0, false, 7, 1, b), PCAM_REQ_CMP);
+        assert_int_equal(chiprig_rw(&r, 2, 0, false, 7, 1, b, false), PCAM_REQ_CMP);
         assert_memory_equal(b, r.stores[2][0] + 7 * 512, 512);
     }
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* ---- register accesses per command ---- */
 
 static void measure(bool dma, double *rd, double *wr)
 {
-    erig r;
+    chiprig r;
     erig_opts o;
     pcam_sim_target_config tc;
     pcam_esp_stats a, b;
@@ -507,20 +507,20 @@ static void measure(bool dma, double *rd, double *wr)
     tc.disconnect = PCAM_SIM_DISC_NEVER;
     tc.min_period = 0; /* asynchronous: no negotiation in the measured commands */
     tc.max_offset = 0;
-    uint8_t *store = erig_add_disk(&r, 0, 0, 1024, &tc);
+    uint8_t *store = chiprig_add_disk(&r, 0, 0, 1024, &tc);
     assert_non_null(store);
-    assert_int_equal(erig_scan(&r), PCAM_REQ_CMP);
-    assert_int_equal(erig_rw(&r, 0, 0, false, 0, 8, buf), PCAM_REQ_CMP);
-    pcam_esp_get_stats(&r.esp, &a);
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 0, 0, false, 0, 8, buf, false), PCAM_REQ_CMP);
+    pcam_esp_get_stats(r.sc, &a);
     for (int i = 0; i < n; i++) {
-        assert_int_equal(erig_rw(&r, 0, 0, false, (uint32_t)(8 * i), 8, buf), PCAM_REQ_CMP);
+        assert_int_equal(chiprig_rw(&r, 0, 0, false, (uint32_t)(8 * i), 8, buf, false), PCAM_REQ_CMP);
         assert_memory_equal(buf, store + (size_t)i * 4096u, 4096);
     }
-    pcam_esp_get_stats(&r.esp, &b);
+    pcam_esp_get_stats(r.sc, &b);
     *rd = (double)(b.reg_reads - a.reg_reads) / n;
     *wr = (double)(b.reg_writes - a.reg_writes) / n;
     no_model_errors(&r);
-    erig_fini(&r);
+    chiprig_fini(&r);
 }
 
 static void register_accesses_per_command(void **state)

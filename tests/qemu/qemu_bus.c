@@ -25,7 +25,7 @@ static const char *violation;
 static void kill_live(void)
 {
     if (live != NULL)
-        QBUS_CLOSE(live);
+        pcam_qemu_chipbus_close(live);
     live = NULL;
 }
 
@@ -63,12 +63,12 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
     o.monitor = monitor;
     o.log_file = stderr;
     o.log_level = log_level();
-    rc = QBUS_OPEN(b, &o, err, sizeof err);
+    rc = pcam_qemu_chipbus_open(b, &QBUS_ENTRY, &o, err, sizeof err);
     if (rc != 0)
         fail_msg("opening the bus on QEMU's " QBUS_CHIP ": %d: %s", rc, err);
     live = b;
 #ifndef QBUS_SYM
-    assert_int_equal(pcam_esp_get_chip(&b->esp), PCAM_ESP_AM53C974);
+    assert_int_equal(pcam_esp_get_chip(b->sc), PCAM_ESP_AM53C974);
 #endif
 }
 
@@ -92,7 +92,7 @@ void qbus_stop(qbus *b)
     pcam_bus_shutdown(&b->bus);
     b->bus_up = false; /* shut down once: the close below must not repeat it */
     nlive = pcam_qemu_guest_live(b->q);
-    rc = QBUS_CLOSE(b);
+    rc = pcam_qemu_chipbus_close(b);
     live = NULL;
     if (violation != NULL)
         fail_msg("core invariant violated: %s", violation);
@@ -112,7 +112,7 @@ static void check(qbus *b)
 
 void qbus_step(qbus *b, uint32_t max_wait_ms)
 {
-    int rc = QBUS_STEP(b, max_wait_ms);
+    int rc = pcam_qemu_chipbus_step(b, max_wait_ms);
 
     if (rc < 0)
         fail_msg("QEMU failed: %s", pcam_qemu_error(b->q));

@@ -5,7 +5,7 @@
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
  * while the intercepted line is high, pcam_bus_tick() at the core's
  * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
- * front end to osshim/posix/pcam_qemu_esp.h (pcam_qemu_sym.h) that fails the test on errors
+ * front end to osshim/posix/pcam_qemu_chip.h on the chip's entry that fails the test on errors
  * and checks the core's invariants after every entry point.
  */
 #ifndef QEMU_BUS_H
@@ -27,22 +27,16 @@
 #include "pcam_qemu_esp.h"
 #endif
 
-/* The bus is osshim/posix's pcam_qemu_esp (fields q, bus, esp, intrs...)
- * or pcam_qemu_sym; the first core invariant violation is kept by
- * qemu_bus.c. The QBUS_ names pick the chip's bring-up. */
+/* The bus is osshim/posix's pcam_qemu_chipbus (fields q, bus, sc, intrs...)
+ * on the AM53C974 or the LSI53C895A; the first core invariant violation is kept by
+ * qemu_bus.c. QBUS_ENTRY is the chip's entry. */
+typedef pcam_qemu_chipbus qbus;
+typedef pcam_qemu_chipbus_opts qbus_opts;
 #ifdef QBUS_SYM
-typedef pcam_qemu_sym qbus;
-typedef pcam_qemu_sym_opts qbus_opts;
-#define QBUS_OPEN pcam_qemu_sym_open
-#define QBUS_CLOSE pcam_qemu_sym_close
-#define QBUS_STEP pcam_qemu_sym_step
+#define QBUS_ENTRY pcam_qemu_chip_lsi53c895a
 #define QBUS_CHIP "LSI53C895A"
 #else
-typedef pcam_qemu_esp qbus;
-typedef pcam_qemu_esp_opts qbus_opts;
-#define QBUS_OPEN pcam_qemu_esp_open
-#define QBUS_CLOSE pcam_qemu_esp_close
-#define QBUS_STEP pcam_qemu_esp_step
+#define QBUS_ENTRY pcam_qemu_chip_am53c974
 #define QBUS_CHIP "AM53C974"
 #endif
 

@@ -337,7 +337,7 @@ static void test_throughput(void **state)
         rw(&b, 10, false, (i * 37u) % (BLOCKS - 8), 8, buf, NULL, 0);
     t = pcam_posix_now_ns() - t0;
     pcam_qemu_get_stats(b.q, &st1);
-    pcam_esp_get_stats(&b.esp, &es);
+    pcam_esp_get_stats(b.sc, &es);
     printf("%u x 4 KiB READ(10) through core + hal/esp + qtest: %.0f IOPS, %.1f round trips "
            "and %.0f us each\n",
            n, n / (t / 1e9), (double)(st1.round_trips - st0.round_trips) / n, t / 1e3 / n);

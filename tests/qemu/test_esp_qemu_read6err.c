@@ -40,7 +40,7 @@ static void test_read6_bad_block_is_medium_error(void **state)
 
     /* blkdebug fails reads of sector 5 with ENODATA: scsi-disk answers
      * MEDIUM ERROR, UNRECOVERED READ ERROR (QEMU.md). */
-    pcam_esp_get_stats(&b.esp, &s0);
+    pcam_esp_get_stats(b.sc, &s0);
     cdb_rw6(cdb, false, 5, 1);
     qccb_io(&c, 2, 0, cdb, 6, PCAM_DIR_IN, buf, 512);
     assert_int_not_equal(qbus_sync(&b, &c, 8000), 0xFFFFFFFFu);
@@ -50,7 +50,7 @@ static void test_read6_bad_block_is_medium_error(void **state)
     assert_int_equal(c.sense[2] & 0x0f, 0x3);
     assert_int_equal(c.sense[12], 0x11);
     assert_int_equal(c.sense[13], 0x00);
-    pcam_esp_get_stats(&b.esp, &s1);
+    pcam_esp_get_stats(b.sc, &s1);
     /* The selection went by DMA, and so did REQUEST SENSE's: no data byte
      * was moved, so only the 7 + 7 selection bytes could have used the FIFO. */
     assert_true(s1.dma_transfers >= s0.dma_transfers + 2);

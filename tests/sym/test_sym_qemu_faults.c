@@ -152,7 +152,7 @@ static void test_bus_reset_in_flight(void **state)
     qbus_expect(&r, PCAM_REQ_CMP);
     qrig_sector(buf, 250, SALT);
     assert_memory_equal(want, buf, 512);
-    pcam_sym_get_stats(b.sym, &st);
+    pcam_sym_get_stats(b.sc, &st);
     assert_true(st.bus_resets >= 1);
     free(c);
     free(buf);
@@ -208,7 +208,7 @@ static void test_mixed_run(void **state)
         assert_true(qrig_read_file(drive.image, (uint64_t)(1024 + k) * 512u, want, 8192));
         assert_memory_equal(want, shadow + 512 * k, 8192);
     }
-    pcam_sym_get_stats(b.sym, &st);
+    pcam_sym_get_stats(b.sc, &st);
     printf("mixed: %llu commands, %llu interrupts (%.2f per command), max %u outstanding\n",
            (unsigned long long)st.completed, (unsigned long long)st.interrupts,
            (double)st.interrupts / (double)st.completed, st.max_outstanding);

@@ -68,7 +68,7 @@ static void test_scan(void **state)
     pcam_sym_stats st;
     (void)state;
     qbus_start(&b, drives, 2, NULL, NULL);
-    assert_string_equal(pcam_sym_get_chip(b.sym)->name, "53C895A");
+    assert_string_equal(pcam_sym_get_chip(b.sc)->name, "53C895A");
     memset(&c, 0, sizeof c);
     assert_int_equal(qbus_func(&b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 60000) &
                          PCAM_STATUS_MASK,
@@ -85,7 +85,7 @@ static void test_scan(void **state)
             assert_memory_equal(c.ccb.u.dev.inquiry + 8, "QEMU    ", 8);
         }
     }
-    pcam_sym_get_stats(b.sym, &st);
+    pcam_sym_get_stats(b.sc, &st);
     /* 13 absent IDs: each a selection timeout the script reported. */
     assert_true(st.sel_timeouts >= 13);
     printf("scan: %llu commands, %llu interrupts (%llu script stops), %llu selection timeouts\n",
@@ -178,7 +178,7 @@ static void test_sg_and_short_read(void **state)
     qbus_expect(&c, PCAM_REQ_CMP);
     uint8_t addl = mem[4];
     assert_int_equal(c.ccb.u.io.resid, 200u - (5u + addl));
-    pcam_sym_get_stats(b.sym, &st);
+    pcam_sym_get_stats(b.sc, &st);
     assert_true(st.mismatches >= 1);
     free(mem);
     free(want);
@@ -243,7 +243,7 @@ static void test_tagged_depth(void **state)
             assert_memory_equal(buf + (size_t)i * 4096, want, 4096);
         }
     }
-    pcam_sym_get_stats(b.sym, &st);
+    pcam_sym_get_stats(b.sc, &st);
     assert_int_equal(pcam_bus_get_counters(&b.bus, 3, &cnt), PCAM_OK);
     printf("depth %d: %llu commands, max %u held by the chip, %llu interrupts, %llu done batches, "
            "%llu host-resolved reselections\n",

@@ -22,7 +22,7 @@
 #include "pcam/pcam_cdb.h"
 #include "sym_rig.h"
 
-static void model_clean(const srig *r)
+static void model_clean(const chiprig *r)
 {
     if (symm_errors(r->model) != 0)
         fail_msg("model saw %llu driver mistakes, last: %s", (unsigned long long)symm_errors(r->model),
@@ -32,34 +32,34 @@ static void model_clean(const srig *r)
 
 static void test_scan_wide(void **state)
 {
-    srig r;
+    chiprig r;
     (void)state;
     assert_int_equal(srig_init(&r, NULL, 1), PCAM_OK);
-    assert_non_null(srig_add_disk(&r, 0, 0, 256, NULL));
-    assert_non_null(srig_add_disk(&r, 9, 0, 300, NULL));
-    assert_non_null(srig_add_disk(&r, 9, 3, 310, NULL));
-    assert_int_equal(srig_func(&r, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD) & PCAM_STATUS_MASK,
+    assert_non_null(chiprig_add_disk(&r, 0, 0, 256, NULL));
+    assert_non_null(chiprig_add_disk(&r, 9, 0, 300, NULL));
+    assert_non_null(chiprig_add_disk(&r, 9, 3, 310, NULL));
+    assert_int_equal(chiprig_func(&r, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD) & PCAM_STATUS_MASK,
                      PCAM_REQ_CMP);
     for (uint8_t t = 0; t < 16; t++) {
         if (t == 7)
             continue;
         for (uint8_t l = 0; l < 4; l++) {
-            srig_ccb c;
+            chiprig_ccb c;
             memset(&c, 0, sizeof c);
             c.ccb.func = PCAM_FN_GET_DEV;
             c.ccb.target = t;
             c.ccb.lun = l;
-            (void)srig_sync(&r, &c, SRIG_S(1));
+            (void)chiprig_sync(&r, &c, CHIPRIG_S(1));
             bool want = (t == 0 && l == 0) || (t == 9 && (l == 0 || l == 3));
             assert_int_equal(c.ccb.u.dev.present, want);
         }
     }
     /* Data from a LUN above 0 on an ID above 7. */
     uint8_t buf[1024];
-    assert_int_equal(srig_rw(&r, 9, 3, false, 5, 2, buf) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, 9, 3, false, 5, 2, buf, true) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     assert_memory_equal(buf, r.stores[9][3] + 5 * 512, 1024);
     model_clean(&r);
-    srig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* ---- integrity ---- */
@@ -70,7 +70,7 @@ static void test_scan_wide(void **state)
 #define MAX_BLOCKS 64u
 
 typedef struct slot {
-    srig_ccb rc;
+    chiprig_ccb rc;
     uint8_t disk;
     bool write;
     uint64_t lba;
@@ -80,7 +80,7 @@ typedef struct slot {
 } slot;
 
 typedef struct run {
-    srig r;
+    chiprig r;
     uint8_t *ref[DISKS];
     uint8_t busy[DISKS][BLOCKS];
     slot slots[DISKS][DEPTH];
@@ -97,7 +97,7 @@ static uint32_t rnd(run *u, uint32_t n)
 
 static void issue(run *u, slot *s);
 
-static void slot_done(srig_ccb *rc)
+static void slot_done(chiprig_ccb *rc)
 {
     slot *s = (slot *)rc;
     run *u = rc->test;
@@ -148,7 +148,7 @@ static void issue(run *u, slot *s)
         len = pcam_cdb_read(cdb, sizeof cdb, 10, lba, blocks, 0);
     }
     assert_true(len > 0);
-    srig_io(&s->rc, s->disk, 0, cdb, (uint8_t)len, s->write ? PCAM_DIR_OUT : PCAM_DIR_IN, s->buf,
+    chiprig_io_sense(&s->rc, s->disk, 0, cdb, (uint8_t)len, s->write ? PCAM_DIR_OUT : PCAM_DIR_IN, s->buf,
             blocks * 512u);
     unsigned nsg = rnd(u, 4);
     if (nsg > 0) {
@@ -168,14 +168,14 @@ static void issue(run *u, slot *s)
     s->rc.test = u;
     s->rc.on_done = slot_done;
     u->submitted++;
-    srig_submit(&u->r, &s->rc);
+    chiprig_submit(&u->r, &s->rc);
 }
 
-static bool run_until(srig *r, const uint64_t *count, uint64_t want, uint64_t limit_ns)
+static bool run_until(chiprig *r, const uint64_t *count, uint64_t want, uint64_t limit_ns)
 {
     uint64_t until = pcam_sim_now(r->sim) + limit_ns;
     while (*count < want)
-        if (pcam_sim_now(r->sim) > until || !srig_step(r))
+        if (pcam_sim_now(r->sim) > until || !chiprig_step(r))
             return false;
     return true;
 }
@@ -188,12 +188,12 @@ static void integrity(bool polled, uint64_t count)
     u->rng = 0x9E3779B97F4A7C15ull;
     u->target = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 400 : count;
     for (uint8_t d = 0; d < DISKS; d++) {
-        uint8_t *m = srig_add_disk(&u->r, d, 0, BLOCKS, NULL);
+        uint8_t *m = chiprig_add_disk(&u->r, d, 0, BLOCKS, NULL);
         assert_non_null(m);
         u->ref[d] = malloc(BLOCKS * 512u);
         memcpy(u->ref[d], m, BLOCKS * 512u);
     }
-    assert_int_equal(srig_func(&u->r, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD) & PCAM_STATUS_MASK,
+    assert_int_equal(chiprig_func(&u->r, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD) & PCAM_STATUS_MASK,
                      PCAM_REQ_CMP);
     for (uint8_t d = 0; d < DISKS; d++)
         for (unsigned i = 0; i < DEPTH; i++) {
@@ -201,10 +201,10 @@ static void integrity(bool polled, uint64_t count)
             u->slots[d][i].buf = malloc(MAX_BLOCKS * 512u);
             issue(u, &u->slots[d][i]);
         }
-    bool ok = run_until(&u->r, &u->completed, u->target, SRIG_S(3600));
+    bool ok = run_until(&u->r, &u->completed, u->target, CHIPRIG_S(3600));
     pcam_sym_stats st;
     symm_stats ms;
-    pcam_sym_get_stats(u->r.sym, &st);
+    pcam_sym_get_stats(u->r.sc, &st);
     symm_stats_get(u->r.model, &ms);
     fprintf(stderr, "sym integrity (%s): %llu commands, %llu mismatches, %llu errors; %llu interrupts, "
                     "%llu SCRIPTS instructions (%.1f per command), %llu reselections, max %u held, "
@@ -246,7 +246,7 @@ static void integrity(bool polled, uint64_t count)
     }
     /* Drain, then the disks equal the reference copies. */
     u->target = u->submitted;
-    assert_true(run_until(&u->r, &u->completed, u->submitted, SRIG_S(60)));
+    assert_true(run_until(&u->r, &u->completed, u->submitted, CHIPRIG_S(60)));
     for (uint8_t d = 0; d < DISKS; d++) {
         assert_memory_equal(u->r.stores[d][0], u->ref[d], BLOCKS * 512u);
         for (unsigned i = 0; i < DEPTH; i++) {
@@ -256,7 +256,7 @@ static void integrity(bool polled, uint64_t count)
         free(u->ref[d]);
     }
     assert_int_equal(symm_live_maps(u->r.model), 0);
-    srig_fini(&u->r);
+    chiprig_fini(&u->r);
     free(u);
 }
 
@@ -285,7 +285,7 @@ typedef struct ncase {
 
 static void nego_case(const ncase *k)
 {
-    srig r;
+    chiprig r;
     assert_int_equal(srig_init(&r, NULL, 7), PCAM_OK);
     pcam_sim_target_config tc;
     pcam_sim_target_config_defaults(&tc);
@@ -297,14 +297,14 @@ static void nego_case(const ncase *k)
         tc.counter_offset = 8;
     }
     tc.initiate_wdtr = tc.initiate_sdtr = k->initiate;
-    uint8_t *m = srig_add_disk(&r, NTID, 0, 256, &tc);
+    uint8_t *m = chiprig_add_disk(&r, NTID, 0, 256, &tc);
     assert_non_null(m);
-    srig_ccb ut;
+    chiprig_ccb ut;
     memset(&ut, 0, sizeof ut);
     ut.ccb.func = PCAM_FN_GET_TRAN;
     ut.ccb.target = NTID;
     ut.ccb.u.tran.type = PCAM_TRAN_USER;
-    assert_int_equal(srig_sync(&r, &ut, SRIG_MS(1)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&r, &ut, CHIPRIG_MS(1)), PCAM_REQ_CMP);
     pcam_xfer_settings user = ut.ccb.u.tran.settings;
     if (k->initiate) {
         /* Asynchronous narrow user limits: the core only answers the
@@ -312,9 +312,9 @@ static void nego_case(const ncase *k)
         ut.ccb.func = PCAM_FN_SET_TRAN;
         ut.ccb.u.tran.settings.period = ut.ccb.u.tran.settings.offset = 0;
         ut.ccb.u.tran.settings.width = ut.ccb.u.tran.settings.ppr_options = 0;
-        assert_int_equal(srig_sync(&r, &ut, SRIG_MS(1)), PCAM_REQ_CMP);
+        assert_int_equal(chiprig_sync(&r, &ut, CHIPRIG_MS(1)), PCAM_REQ_CMP);
     }
-    assert_int_equal(srig_func(&r, PCAM_FN_SCAN_LUN, NTID, 0) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    assert_int_equal(chiprig_func(&r, PCAM_FN_SCAN_LUN, NTID, 0) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     if (k->initiate) {
         pcam_hal_xfer_params a0;
         pcam_sim_target_stats t0;
@@ -326,24 +326,24 @@ static void nego_case(const ncase *k)
         assert_int_equal(t0.nego_received, 2); /* our two answers */
         ut.ccb.func = PCAM_FN_SET_TRAN;
         ut.ccb.u.tran.settings = user;
-        assert_int_equal(srig_sync(&r, &ut, SRIG_MS(1)), PCAM_REQ_CMP);
+        assert_int_equal(chiprig_sync(&r, &ut, CHIPRIG_MS(1)), PCAM_REQ_CMP);
     }
     static uint8_t wbuf[16 * 512], rbuf[16 * 512];
     for (size_t i = 0; i < sizeof wbuf; i++)
         wbuf[i] = (uint8_t)(i * 5u + 1u);
-    assert_int_equal(srig_rw(&r, NTID, 0, true, 40, 16, wbuf), PCAM_REQ_CMP);
-    assert_int_equal(srig_rw(&r, NTID, 0, false, 40, 16, rbuf), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, NTID, 0, true, 40, 16, wbuf, true), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_rw(&r, NTID, 0, false, 40, 16, rbuf, true), PCAM_REQ_CMP);
     assert_memory_equal(rbuf, wbuf, sizeof wbuf);
     assert_memory_equal(m + 40 * 512, wbuf, sizeof wbuf);
     pcam_hal_xfer_params tgt, chip;
     pcam_sim_target_agreement(r.sim, NTID, &tgt);
     pcam_sim_chip_xfer(r.sim, NTID, &chip);
-    srig_ccb tr;
+    chiprig_ccb tr;
     memset(&tr, 0, sizeof tr);
     tr.ccb.func = PCAM_FN_GET_TRAN;
     tr.ccb.target = NTID;
     tr.ccb.u.tran.type = PCAM_TRAN_CURRENT;
-    assert_int_equal(srig_sync(&r, &tr, SRIG_MS(1)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&r, &tr, CHIPRIG_MS(1)), PCAM_REQ_CMP);
     const pcam_xfer_settings *cur = &tr.ccb.u.tran.settings;
     uint8_t got[3][3] = {{cur->period, cur->offset, cur->width},
                          {tgt.period, tgt.offset, tgt.width},
@@ -352,7 +352,7 @@ static void nego_case(const ncase *k)
     for (unsigned i = 0; i < 3; i++)
         assert_memory_equal(got[i], want, 3);
     model_clean(&r);
-    srig_fini(&r);
+    chiprig_fini(&r);
 }
 
 /* 53C895A limits 0x0A/31 wide; SPI-2 default target 0x0C/16 wide. */

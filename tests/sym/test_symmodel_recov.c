@@ -27,7 +27,7 @@
 #define EVCAP 4096u
 
 typedef struct fx {
-    srig r;
+    chiprig r;
     pcam_event ev[EVCAP];
     size_t nev;
 } fx;
@@ -42,10 +42,10 @@ static fx *fx_new(unsigned targets, pcam_sim_disc disc, const pcam_bus_config *b
         pcam_sim_target_config_defaults(&tc);
         tc.disconnect = disc;
         tc.ua_power_on = false;
-        assert_non_null(srig_add_disk(&f->r, t, 0, 2048, &tc));
+        assert_non_null(chiprig_add_disk(&f->r, t, 0, 2048, &tc));
     }
     for (uint8_t t = 0; t < targets; t++)
-        assert_int_equal(srig_func(&f->r, PCAM_FN_SCAN_LUN, t, 0) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+        assert_int_equal(chiprig_func(&f->r, PCAM_FN_SCAN_LUN, t, 0) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     return f;
 }
 
@@ -56,7 +56,7 @@ static void fx_free(fx *f)
                  symm_last_error(f->r.model));
     assert_null(f->r.violation);
     assert_null(pcam_bus_check_invariants(&f->r.bus));
-    srig_fini(&f->r);
+    chiprig_fini(&f->r);
     free(f);
 }
 
@@ -67,7 +67,7 @@ static void drain(fx *f)
         f->nev += got;
 }
 
-static bool run_all(fx *f, srig_ccb **v, unsigned n, uint64_t limit)
+static bool run_all(fx *f, chiprig_ccb **v, unsigned n, uint64_t limit)
 {
     uint64_t until = pcam_sim_now(f->r.sim) + limit;
     for (;;) {
@@ -77,7 +77,7 @@ static bool run_all(fx *f, srig_ccb **v, unsigned n, uint64_t limit)
             done += v[i]->done_count != 0;
         if (done == n)
             return true;
-        if (pcam_sim_now(f->r.sim) > until || !srig_step(&f->r))
+        if (pcam_sim_now(f->r.sim) > until || !chiprig_step(&f->r))
             return false;
     }
 }
@@ -97,11 +97,11 @@ static pcam_counters ctr(fx *f, uint8_t t)
     return c;
 }
 
-static void read_tagged(srig_ccb *rc, uint8_t t, uint32_t lba, uint16_t n, uint8_t *buf, uint8_t tag)
+static void read_tagged(chiprig_ccb *rc, uint8_t t, uint32_t lba, uint16_t n, uint8_t *buf, uint8_t tag)
 {
     uint8_t cdb[10];
-    srig_cdb_rw10(cdb, false, lba, n);
-    srig_io(rc, t, 0, cdb, 10, PCAM_DIR_IN, buf, n * 512u);
+    chiprig_cdb_rw10(cdb, false, lba, n);
+    chiprig_io_sense(rc, t, 0, cdb, 10, PCAM_DIR_IN, buf, n * 512u);
     rc->ccb.flags |= PCAM_CCB_TAGGED;
     rc->ccb.u.io.tag_action = tag;
 }
@@ -110,7 +110,7 @@ static void read_tagged(srig_ccb *rc, uint8_t t, uint32_t lba, uint16_t n, uint8
 
 typedef struct qrun {
     fx *f;
-    srig_ccb rc[32];
+    chiprig_ccb rc[32];
     uint8_t buf[32][8 * 512];
     uint64_t done, target;
     unsigned bad;
@@ -118,7 +118,7 @@ typedef struct qrun {
 
 static void q_issue(qrun *q, unsigned i);
 
-static void q_done(srig_ccb *rc)
+static void q_done(chiprig_ccb *rc)
 {
     qrun *q = rc->test;
     unsigned i = (unsigned)(rc - q->rc);
@@ -135,14 +135,14 @@ static void q_issue(qrun *q, unsigned i)
     q->rc[i].ccb.u.io.retries = 0; /* QUEUE FULL must not need any */
     q->rc[i].test = q;
     q->rc[i].on_done = q_done;
-    srig_submit(&q->f->r, &q->rc[i]);
+    chiprig_submit(&q->f->r, &q->rc[i]);
 }
 
-static bool run_count(srig *r, const uint64_t *count, uint64_t want, uint64_t limit)
+static bool run_count(chiprig *r, const uint64_t *count, uint64_t want, uint64_t limit)
 {
     uint64_t until = pcam_sim_now(r->sim) + limit;
     while (*count < want)
-        if (pcam_sim_now(r->sim) > until || !srig_step(r))
+        if (pcam_sim_now(r->sim) > until || !chiprig_step(r))
             return false;
     return true;
 }
@@ -162,7 +162,7 @@ static void test_queue_full(void **state)
     q->target = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 400 : 2000;
     for (unsigned i = 0; i < 32; i++)
         q_issue(q, i);
-    assert_true(run_count(&f->r, &q->done, q->target / 2, SRIG_S(600)));
+    assert_true(run_count(&f->r, &q->done, q->target / 2, CHIPRIG_S(600)));
     uint16_t depth = pcam_lun_depth(&f->r.bus, 0, 0);
     pcam_counters c1 = ctr(f, 0);
     pcam_sim_target_stats ts;
@@ -174,7 +174,7 @@ static void test_queue_full(void **state)
     assert_true(ts.max_tasks <= 5);
     assert_true(depth >= 1 && depth <= 8);
     pcam_sim_target_cfg(f->r.sim, 0)->task_set_limit = 0;
-    assert_true(run_count(&f->r, &q->done, q->target, SRIG_S(600)));
+    assert_true(run_count(&f->r, &q->done, q->target, CHIPRIG_S(600)));
     assert_true(pcam_lun_depth(&f->r.bus, 0, 0) > depth);
     assert_int_equal(q->bad, 0);
     for (unsigned i = 0; i < 32; i++)
@@ -191,18 +191,18 @@ static void test_check_condition(void **state)
     fx *f = fx_new(1, PCAM_SIM_DISC_ON_SEEK, NULL);
     assert_int_equal(pcam_simlu_add_medium_error(pcam_sim_lu(f->r.sim, 0, 0), 100), 0);
     static uint8_t buf[4 * 512];
-    srig_ccb rd;
+    chiprig_ccb rd;
     read_tagged(&rd, 0, 99, 4, buf, PCAM_TAG_SIMPLE);
-    uint32_t st = srig_sync(&f->r, &rd, SRIG_S(5));
+    uint32_t st = chiprig_sync(&f->r, &rd, CHIPRIG_S(5));
     assert_int_equal(st, PCAM_SCSI_STATUS_ERROR | PCAM_AUTOSNS_VALID);
     assert_int_equal(rd.ccb.u.io.scsi_status, 0x02);
     assert_int_equal(rd.sense[0] & 0x7F, 0x70);
     assert_int_equal(rd.sense[2] & 0x0F, 0x03);
     assert_int_equal(rd.sense[12], 0x11);
     /* and the next read is fine */
-    srig_ccb ok;
+    chiprig_ccb ok;
     read_tagged(&ok, 0, 10, 2, buf, PCAM_TAG_SIMPLE);
-    assert_int_equal(srig_sync(&f->r, &ok, SRIG_S(5)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &ok, CHIPRIG_S(5)), PCAM_REQ_CMP);
     assert_memory_equal(buf, f->r.stores[0][0] + 10 * 512, 1024);
     fx_free(f);
 }
@@ -213,8 +213,8 @@ static void ladder(bool deaf_abort, bool deaf_reset)
 {
     fx *f = fx_new(2, PCAM_SIM_DISC_ON_SEEK, NULL);
     static uint8_t bv[8 * 512], b[4][8 * 512];
-    srig_ccb victim, by[4];
-    srig_ccb *v[] = {&victim, &by[0], &by[1], &by[2], &by[3]};
+    chiprig_ccb victim, by[4];
+    chiprig_ccb *v[] = {&victim, &by[0], &by[1], &by[2], &by[3]};
     pcam_sim_target_config *tc0 = pcam_sim_target_cfg(f->r.sim, 0);
     tc0->refuse_abort = deaf_abort;
     tc0->refuse_reset = deaf_reset;
@@ -223,13 +223,13 @@ static void ladder(bool deaf_abort, bool deaf_reset)
     tc0->hang_next = 1;
     read_tagged(&victim, 0, 10, 8, bv, PCAM_TAG_SIMPLE);
     victim.ccb.timeout_ms = 500;
-    srig_submit(&f->r, &victim);
+    chiprig_submit(&f->r, &victim);
     for (unsigned i = 0; i < 4; i++) {
         read_tagged(&by[i], (uint8_t)(1u - (i & 1u) * 0u + 0u * i), 100 + 50 * i, 8, b[i], PCAM_TAG_SIMPLE);
         by[i].ccb.target = 1;
-        srig_submit(&f->r, &by[i]);
+        chiprig_submit(&f->r, &by[i]);
     }
-    assert_true(run_all(f, v, 5, SRIG_S(30)));
+    assert_true(run_all(f, v, 5, CHIPRIG_S(30)));
     assert_int_equal(victim.ccb.status & PCAM_STATUS_MASK, PCAM_CMD_TIMEOUT);
     assert_int_equal(victim.done_count, 1);
     for (unsigned i = 0; i < 4; i++) {
@@ -257,9 +257,9 @@ static void ladder(bool deaf_abort, bool deaf_reset)
     }
     assert_int_equal(pcam_sim_task_count(f->r.sim, 0, 0), 0);
     /* The bus goes on. */
-    srig_ccb after;
+    chiprig_ccb after;
     read_tagged(&after, 0, 20, 1, bv, PCAM_TAG_SIMPLE);
-    assert_int_equal(srig_sync(&f->r, &after, SRIG_S(10)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &after, CHIPRIG_S(10)), PCAM_REQ_CMP);
     assert_memory_equal(bv, f->r.stores[0][0] + 20 * 512, 512);
     fx_free(f);
 }
@@ -289,17 +289,17 @@ static void test_ordered_and_head_of_queue(void **state)
     (void)state;
     fx *f = fx_new(1, PCAM_SIM_DISC_ALWAYS, NULL);
     static uint8_t b[12][4 * 512];
-    srig_ccb c[12];
-    srig_ccb *v[12];
+    chiprig_ccb c[12];
+    chiprig_ccb *v[12];
     pcam_sim_target_stats t0, t1;
     pcam_sim_target_stats_get(f->r.sim, 0, &t0);
     for (unsigned i = 0; i < 12; i++) {
         uint8_t tag = i % 4 == 1 ? PCAM_TAG_ORDERED : i % 4 == 3 ? PCAM_TAG_HEAD_OF_QUEUE : PCAM_TAG_SIMPLE;
         read_tagged(&c[i], 0, 30 * i, 4, b[i], tag);
         v[i] = &c[i];
-        srig_submit(&f->r, &c[i]);
+        chiprig_submit(&f->r, &c[i]);
     }
-    assert_true(run_all(f, v, 12, SRIG_S(10)));
+    assert_true(run_all(f, v, 12, CHIPRIG_S(10)));
     for (unsigned i = 0; i < 12; i++) {
         assert_int_equal(c[i].ccb.status, PCAM_REQ_CMP);
         assert_memory_equal(b[i], f->r.stores[0][0] + 30 * i * 512u, sizeof b[i]);
@@ -326,26 +326,26 @@ static void test_ignore_wide_residue(void **state)
      * the pad stays in the chip; when the data ended early (63) the move
      * counted the pad and the residual must give it back. */
     uint8_t cdb[6] = {0x12, 0, 0, 0, 35, 0}, buf[80];
-    srig_ccb c;
+    chiprig_ccb c;
     pcam_sym_stats s0, s1;
-    pcam_sym_get_stats(f->r.sym, &s0);
+    pcam_sym_get_stats(f->r.sc, &s0);
     memset(buf, 0xEE, sizeof buf);
-    srig_io(&c, 0, 0, cdb, 6, PCAM_DIR_IN, buf, 35);
-    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(5)), PCAM_REQ_CMP);
+    chiprig_io_sense(&c, 0, 0, cdb, 6, PCAM_DIR_IN, buf, 35);
+    assert_int_equal(chiprig_sync(&f->r, &c, CHIPRIG_S(5)), PCAM_REQ_CMP);
     assert_int_equal(c.ccb.u.io.resid, 0);
     assert_int_equal(buf[35], 0xEE); /* nothing past the buffer */
     assert_memory_equal(buf + 8, "PCAMSIM ", 8);
     uint32_t len = (uint32_t)buf[4] + 5u;
-    pcam_sym_get_stats(f->r.sym, &s1);
+    pcam_sym_get_stats(f->r.sc, &s1);
     assert_int_equal(s1.wide_residues - s0.wide_residues, 1);
     cdb[4] = 63;
     memset(buf, 0xEE, sizeof buf);
-    srig_io(&c, 0, 0, cdb, 6, PCAM_DIR_IN, buf, 63);
-    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(5)), PCAM_REQ_CMP);
+    chiprig_io_sense(&c, 0, 0, cdb, 6, PCAM_DIR_IN, buf, 63);
+    assert_int_equal(chiprig_sync(&f->r, &c, CHIPRIG_S(5)), PCAM_REQ_CMP);
     uint32_t n = len < 63u ? len : 63u;
     printf("IGNORE WIDE RESIDUE: INQUIRY of %u bytes into 63: residual %u\n", len, c.ccb.u.io.resid);
     assert_int_equal(c.ccb.u.io.resid, 63u - n);
-    pcam_sym_get_stats(f->r.sym, &s0);
+    pcam_sym_get_stats(f->r.sc, &s0);
     assert_int_equal(s0.wide_residues - s1.wide_residues, n % 2u);
     fx_free(f);
 }
@@ -363,24 +363,24 @@ static void test_parity_step_down(void **state)
     static uint8_t buf[8 * 512];
     unsigned ok = 0;
     for (unsigned i = 0; i < 60; i++) {
-        srig_ccb c;
+        chiprig_ccb c;
         read_tagged(&c, 0, 8 * i, 8, buf, PCAM_TAG_SIMPLE);
         c.ccb.u.io.retries = 8;
-        uint32_t st = srig_sync(&f->r, &c, SRIG_S(20));
+        uint32_t st = chiprig_sync(&f->r, &c, CHIPRIG_S(20));
         if (st == PCAM_REQ_CMP && memcmp(buf, f->r.stores[0][0] + 8 * i * 512u, sizeof buf) == 0)
             ok++;
     }
     pcam_sim_target_cfg(f->r.sim, 0)->parity_data_ppm = 0;
     pcam_counters c = ctr(f, 0);
-    srig_ccb tr;
+    chiprig_ccb tr;
     memset(&tr, 0, sizeof tr);
     tr.ccb.func = PCAM_FN_GET_TRAN;
     tr.ccb.u.tran.type = PCAM_TRAN_CURRENT;
-    assert_int_equal(srig_sync(&f->r, &tr, SRIG_MS(1)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &tr, CHIPRIG_MS(1)), PCAM_REQ_CMP);
     /* One more command so the slower agreement is on the wire. */
-    srig_ccb last;
+    chiprig_ccb last;
     read_tagged(&last, 0, 0, 1, buf, PCAM_TAG_SIMPLE);
-    assert_int_equal(srig_sync(&f->r, &last, SRIG_S(5)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &last, CHIPRIG_S(5)), PCAM_REQ_CMP);
     pcam_sim_target_agreement(f->r.sim, 0, &a1);
     printf("parity: %u errors counted, %u/60 reads good, agreement 0x%02x/%u -> 0x%02x/%u (core: 0x%02x/%u)\n",
            c.parity_errors, ok, a0.period, a0.offset, a1.period, a1.offset, tr.ccb.u.tran.settings.period,
@@ -408,17 +408,17 @@ static void test_parity_messages(void **state)
     }
     enum { N = 16 };
     static uint8_t b[N][4 * 512];
-    srig_ccb c[N];
-    srig_ccb *v[N];
+    chiprig_ccb c[N];
+    chiprig_ccb *v[N];
     unsigned good = 0, rounds = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 2 : 8;
     for (unsigned r = 0; r < rounds; r++) {
         for (unsigned i = 0; i < N; i++) {
             read_tagged(&c[i], (uint8_t)(i & 1u), 20 * i + r, 4, b[i], PCAM_TAG_SIMPLE);
             c[i].ccb.u.io.retries = 8;
             v[i] = &c[i];
-            srig_submit(&f->r, &c[i]);
+            chiprig_submit(&f->r, &c[i]);
         }
-        assert_true(run_all(f, v, N, SRIG_S(120)));
+        assert_true(run_all(f, v, N, CHIPRIG_S(120)));
         for (unsigned i = 0; i < N; i++) {
             assert_int_equal(c[i].done_count, 1);
             if (c[i].ccb.status == PCAM_REQ_CMP &&
@@ -449,10 +449,10 @@ static void test_busy(void **state)
     pcam_counters c0 = ctr(f, 0);
     pcam_sim_target_cfg(f->r.sim, 0)->busy_next = 3;
     static uint8_t buf[4 * 512];
-    srig_ccb c;
+    chiprig_ccb c;
     read_tagged(&c, 0, 40, 4, buf, PCAM_TAG_SIMPLE);
     c.ccb.u.io.retries = 5;
-    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(20)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &c, CHIPRIG_S(20)), PCAM_REQ_CMP);
     assert_memory_equal(buf, f->r.stores[0][0] + 40 * 512, sizeof buf);
     pcam_counters c1 = ctr(f, 0);
     pcam_sim_target_stats ts;
@@ -487,9 +487,9 @@ static void test_unknown_message(void **state)
     pcam_sim_target_cfg(f->r.sim, 0)->oracle = odd_oracle;
     pcam_sim_target_cfg(f->r.sim, 0)->oracle_ctx = &o;
     static uint8_t buf[2 * 512];
-    srig_ccb c;
+    chiprig_ccb c;
     read_tagged(&c, 0, 50, 2, buf, PCAM_TAG_SIMPLE);
-    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(10)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &c, CHIPRIG_S(10)), PCAM_REQ_CMP);
     assert_memory_equal(buf, f->r.stores[0][0] + 50 * 512, sizeof buf);
     assert_int_equal(o.left, 0);
     drain(f);
@@ -511,9 +511,9 @@ static void test_unexpected_free(void **state)
     fx *f = fx_new(1, PCAM_SIM_DISC_ON_SEEK, NULL);
     pcam_sim_target_cfg(f->r.sim, 0)->unexpected_free_next = 1;
     static uint8_t buf[8 * 512];
-    srig_ccb c;
+    chiprig_ccb c;
     read_tagged(&c, 0, 64, 8, buf, PCAM_TAG_SIMPLE);
-    assert_int_equal(srig_sync(&f->r, &c, SRIG_S(10)), PCAM_REQ_CMP);
+    assert_int_equal(chiprig_sync(&f->r, &c, CHIPRIG_S(10)), PCAM_REQ_CMP);
     assert_memory_equal(buf, f->r.stores[0][0] + 64 * 512, sizeof buf);
     drain(f);
     assert_true(ev_count(f, PCAM_EV_UNEXP_FREE) >= 1);
