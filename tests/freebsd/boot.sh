@@ -19,6 +19,10 @@
 # (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
 # refusal or CAM error, and every PCAMTEST result for every data disk; and
 # checks each data image after QEMU has exited (guest/imgcheck.c).
+# After its I/O the guest resets the bus (XPT_RESET_BUS through
+# /dev/xpt0) and reads the disk again; the host asserts the statuses it
+# printed and, in QEMU's trace, the reset's UNIT ATTENTION and the re-reads
+# after it.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
 # ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
 # (whose model loses the status of a failed read that disconnected,
@@ -138,8 +142,8 @@ cp "$vars" "$work/vars.fd"
 : >"$work/console.log"
 
 t0=$(date +%s)
-# QEMU's trace: each command as the target saw it (target, LUN, opcode)
-# and each sense it built.
+# QEMU's trace: each command as the target saw it (target, LUN, opcode),
+# each sense it built and each UNIT ATTENTION a reset set.
 # shellcheck disable=SC2086
 "$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot \
   -drive if=pflash,format=raw,readonly=on,file="$code" \
@@ -149,7 +153,7 @@ t0=$(date +%s)
   -device "$dev",id=scsi0 $scsi \
   -drive if=none,id=cd,format=raw,media=cdrom,readonly=on,file="$work/cd.iso" \
   -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 \
-  -trace scsi_req_parsed -trace scsi_req_build_sense -D "$work/trace.log" \
+  -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -D "$work/trace.log" \
   -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
 qpid=$!
 trap 'kill $qpid 2>/dev/null || true' EXIT INT TERM
@@ -250,6 +254,40 @@ for d in $disks; do
     done
   fi
 done
+# The bus reset from the guest (XPT_RESET_BUS through /dev/xpt0, init.c):
+# refused (EINVAL) with the LUN wildcard written as 64-bit all ones, done
+# (CAM_REQ_CMP) with CAM_LUN_WILDCARD; then the disk read and checked
+# again. In QEMU's trace the reset must come after the guest's disklate
+# reads on that disk's target (the bus reset sets a UNIT ATTENTION 29/00
+# on every LUN) and be followed by that UNIT ATTENTION reported and the
+# re-reads (8 KiB, then 192 KiB in maxio pieces).
+grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$work/console.txt" ||
+  no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$work/console.txt")"
+grep -aqxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" ||
+  no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$work/console.txt")"
+ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$work/console.txt" | head -n 1)
+if [ -z "$ru" ]; then
+  no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$work/console.txt")"
+else
+  grep -aqxF "PCAMTEST $ru after-reset-192k ok" "$work/console.txt" || no "no 'PCAMTEST $ru after-reset-192k ok'"
+  rt=$(sed -n "s/^$ru at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$work/console.txt" | head -n 1)
+  if [ -z "$rt" ]; then
+    no "no target for $ru"
+  else
+    ua=$(grep -n "^scsi_device_set_ua target $rt lun 0 key 0x06 asc 0x29 " "$work/trace.log" | tail -n 1 | cut -d: -f1)
+    before=$(head -n "${ua:-0}" "$work/trace.log" | grep -c "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length \(4096\|8192\)\$" || true)
+    after() { tail -n +"${ua:-1}" "$work/trace.log" | grep -c "$1" || true; }
+    if [ -z "$ua" ] || [ "$before" -lt 18000 ]; then
+      no "no bus reset (UNIT ATTENTION 29 set on target $rt) after the guest's $before reads in QEMU's trace"
+    elif [ "$(after "^scsi_req_build_sense target $rt lun 0 tag [0-9]* key 0x06 asc 0x29 ")" -lt 1 ] ||
+         [ "$(after "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length 8192\$")" -lt 1 ] ||
+         [ "$(after "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length ")" -lt 2 ]; then
+      no "after the bus reset on target $rt: no UNIT ATTENTION reported or no re-reads in QEMU's trace"
+    else
+      echo "ok: bus reset from the guest (after $before reads on target $rt), UNIT ATTENTION 29 reported, $ru read and checked again"
+    fi
+  fi
+fi
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
 ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
 [ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to $hba, $attached of them expected"

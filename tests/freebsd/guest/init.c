@@ -22,7 +22,8 @@
  * 2,000 random 4 KiB reads at depth 1, timed with CLOCK_MONOTONIC, in 3
  * interleaved rounds (the host takes each kind's fastest round, the one
  * least disturbed by the other work on a shared TCG host, and derives
- * command overhead and rate from it). It syncs
+ * command overhead and rate from it). Then it resets the bus through
+ * /dev/xpt0 and reads that disk again (reset_bus). It syncs
  * and powers the VM off. The host asserts the lines and checks the images
  * after QEMU exits.
  */
@@ -203,6 +204,92 @@ static void test_disk(int unit)
     sc(SYS_close, fd, 0, 0, 0);
 }
 
+/* CAM's CCB as FreeBSD 13.2 amd64 lays it out: the size of union ccb and
+ * the struct ccb_hdr offsets used here, read with offsetof from the
+ * sysroot's cam/cam_ccb.h and cam/cam.h (kmod-sdk, compiled with the
+ * kernel's flags); the constants from the same headers. */
+#define CCB_SIZE 1248
+enum { CCB_PRIO = 0x00, CCB_FUNC = 0x50, CCB_STATUS = 0x54, CCB_PATH = 0x60, CCB_TARGET = 0x64, CCB_LUN = 0x68 };
+#define CAMIOCOMMAND 0xc4e01a02ul /* _IOWR(CAM_VERSION 0x1a, 2, union ccb) */
+#define XPT_RESET_BUS 0x411u /* 0x11 | XPT_FC_XPT_ONLY (0x400) */
+#define CAM_PRIORITY_NORMAL 0x480u
+#define CAM_STATUS_MASK 0x3fu
+#define CAM_TARGET_WILDCARD 0xffffffffu /* ((target_id_t)~0), target_id_t is u_int */
+/* CAM_LUN_WILDCARD is (~(u_int)0) while lun_id_t is 64 bits: the wildcard
+ * LUN is 0x00000000ffffffff, not all ones. */
+#define CAM_LUN_WILDCARD 0xfffffffful
+
+static unsigned char ccb[CCB_SIZE] __attribute__((aligned(16)));
+
+static void ccb_put(unsigned off, unsigned long v, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; i++)
+        ccb[off + i] = (unsigned char)(v >> (8 * i));
+}
+
+static unsigned long ccb_get(unsigned off, unsigned bytes)
+{
+    unsigned long v = 0;
+    for (unsigned i = bytes; i-- != 0;)
+        v = v << 8 | ccb[off + i];
+    return v;
+}
+
+/* A signed number. */
+static void put_long(long v)
+{
+    if (v < 0)
+        put("-");
+    put_num((unsigned long)(v < 0 ? -v : v));
+}
+
+/* XPT_RESET_BUS on bus 0 through /dev/xpt0's CAMIOCOMMAND, as camcontrol
+ * reset does: first with the LUN written as 64-bit all ones (what the
+ * first attempt did; xptdoioctl compares target_lun with
+ * CAM_LUN_WILDCARD and refuses it: EINVAL), then with the wildcard as CAM
+ * defines it. Prints "PCAMTEST reset-bus-lun64 <ioctl result>" and
+ * "PCAMTEST reset-bus <ioctl result> status <CAM status>", then reads and
+ * checks da<small_unit> again ("after-reset"). */
+static void reset_bus(void)
+{
+    long fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0), r;
+    if (fd < 0) {
+        result(0, "xpt0-open", 0, fd);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        memset(ccb, 0, sizeof ccb);
+        ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+        ccb_put(CCB_FUNC, XPT_RESET_BUS, 4);
+        ccb_put(CCB_PATH, 0, 4);
+        ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
+        ccb_put(CCB_LUN, pass == 0 ? ~0ul : CAM_LUN_WILDCARD, 8);
+        r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+        put(pass == 0 ? "PCAMTEST reset-bus-lun64 " : "PCAMTEST reset-bus ");
+        put_long(r);
+        if (pass == 1) {
+            put(" status ");
+            put_num(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK);
+            if (r != 0 || (ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) != 1)
+                fails++;
+        }
+        put("\n");
+    }
+    sc(SYS_close, fd, 0, 0, 0);
+    if (small_unit != 0) {
+        char path[] = "/dev/daN";
+        path[7] = (char)('0' + small_unit);
+        fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+        if (fd < 0) {
+            result(small_unit, "after-reset", 0, fd);
+            return;
+        }
+        read_check(small_unit, fd, "after-reset", 0, 8192, 0);
+        read_check(small_unit, fd, "after-reset-192k", 100, sizeof buf, 0);
+        sc(SYS_close, fd, 0, 0, 0);
+    }
+}
+
 static unsigned long now_ns(void)
 {
     long ts[2] = {0, 0}; /* struct timespec: tv_sec, tv_nsec */
@@ -266,6 +353,7 @@ void pcam_init_main(void)
     for (int unit = 1; unit <= 7; unit++)
         test_disk(unit);
     disklate();
+    reset_bus();
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");
