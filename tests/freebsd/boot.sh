@@ -20,9 +20,9 @@
 # refusal or CAM error, and every PCAMTEST result for every data disk; and
 # checks each data image after QEMU has exited (guest/imgcheck.c).
 # After its I/O the guest resets the bus (XPT_RESET_BUS through
-# /dev/xpt0) and reads the disk again; the host asserts the statuses it
-# printed and, in QEMU's trace, the reset's UNIT ATTENTION and the re-reads
-# after it.
+# /dev/xpt0) and reads the disk again, then sends bad input through that
+# disk's pass(4) device; the host asserts the statuses it printed and, in
+# QEMU's trace, the reset's UNIT ATTENTION and the re-reads after it.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
 # ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
 # (whose model loses the status of a failed read that disconnected,
@@ -287,6 +287,25 @@ else
       echo "ok: bus reset from the guest (after $before reads on target $rt), UNIT ATTENTION 29 reported, $ru read and checked again"
     fi
   fi
+fi
+# Bad input through pass(4) (init.c): CAMIOCOMMAND on the pass device of
+# the disk above. pcam's SIM refuses a 17-byte CDB with CAM_REQ_INVALID (6)
+# and completes a READ(10) of 0 blocks without data (CAM_REQ_CMP, 1), as
+# test_fbsd_cam.c's bad_requests and the QEMU test's TEST UNIT READY
+# promise; a transfer one block past the 64 KiB maxio never reaches the
+# SIM: pass(4) maps the buffer with cam_periph_mapmem, which refuses more
+# than the maxio the SIM announced (E2BIG, 7, and its console line). The
+# good READ(10)s before and after read block 0's pattern (CAM_REQ_CMP).
+# With sym.ko (other limits) the lines are only shown.
+if [ $driver = pcam ]; then
+  for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" "read-again 0 status 1"; do
+    grep -aqxF "PCAMTEST pass $l" "$work/console.txt" ||
+      no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$work/console.txt")"
+  done
+  grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$work/console.txt" ||
+    no "no 'cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536' on the console"
+else
+  grep -a '^PCAMTEST pass ' "$work/console.txt" | sed 's/^/NOTE: sym.ko: /'
 fi
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
 ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)

@@ -23,7 +23,8 @@
  * interleaved rounds (the host takes each kind's fastest round, the one
  * least disturbed by the other work on a shared TCG host, and derives
  * command overhead and rate from it). Then it resets the bus through
- * /dev/xpt0 and reads that disk again (reset_bus). It syncs
+ * /dev/xpt0 and reads that disk again (reset_bus), and sends bad input
+ * through its pass(4) device (pass_bad_input). It syncs
  * and powers the VM off. The host asserts the lines and checks the images
  * after QEMU exits.
  */
@@ -290,6 +291,98 @@ static void reset_bus(void)
     }
 }
 
+/* struct ccb_scsiio and struct ccb_getdevlist offsets, and the constants,
+ * from the same headers (cam/cam_ccb.h, cam/scsi/scsi_pass.h). */
+enum {
+    CCB_FLAGS = 0x70, CCB_TIMEOUT = 0xb0, CSIO_DATA_PTR = 0xd8, CSIO_DXFER_LEN = 0xe0, CSIO_SENSE_LEN = 0x1e0,
+    CSIO_CDB_LEN = 0x1e1, CSIO_CDB = 0x1f0, CGDL_NAME = 0xc8, CGDL_UNIT = 0xd8
+};
+#define CAMGETPASSTHRU 0xc4e01a03ul /* _IOWR(CAM_VERSION 0x1a, 3, union ccb) */
+#define XPT_SCSI_IO 0x901u           /* 0x01 | XPT_FC_DEV_QUEUED (0x800 | XPT_FC_QUEUED 0x100) */
+#define CAM_DIR_IN 0x40u
+#define CAM_DIR_NONE 0xc0u
+
+/* One XPT_SCSI_IO through the pass(4) device fd: READ(10) of blocks at
+ * block 0 with cdb_len and dxfer_len as given. Prints "PCAMTEST pass
+ * <what> <ioctl result> status <CAM status>" and returns that status (0
+ * when the ioctl failed). */
+static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb_len, unsigned long len)
+{
+    long r;
+    unsigned st;
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, XPT_SCSI_IO, 4);
+    ccb_put(CCB_FLAGS, len != 0 ? CAM_DIR_IN : CAM_DIR_NONE, 4);
+    ccb_put(CCB_TIMEOUT, 10000, 4);
+    ccb_put(CSIO_DATA_PTR, len != 0 ? (unsigned long)buf : 0, 8);
+    ccb_put(CSIO_DXFER_LEN, len, 4);
+    ccb_put(CSIO_SENSE_LEN, 32, 1);
+    ccb_put(CSIO_CDB_LEN, cdb_len, 1);
+    ccb[CSIO_CDB] = 0x28; /* READ(10), LBA 0 */
+    ccb[CSIO_CDB + 7] = (unsigned char)(blocks >> 8);
+    ccb[CSIO_CDB + 8] = (unsigned char)blocks;
+    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    st = r == 0 ? (unsigned)(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) : 0;
+    put("PCAMTEST pass ");
+    put(what);
+    put(" ");
+    put_long(r);
+    put(" status ");
+    put_num(st);
+    put("\n");
+    return st;
+}
+
+/* Bad input through pass(4): the pass device of da<small_unit> (found with
+ * CAMGETPASSTHRU on /dev/xpt0), then CAMIOCOMMAND with a good READ(10)
+ * (data checked), a CDB of 17 bytes (more than the SIM takes), a
+ * zero-length transfer (READ(10) of 0 blocks, CAM_DIR_NONE), a transfer of
+ * 129 blocks (one past the 64 KiB maxio pcam announces), and a good READ(10)
+ * again. The host asserts each line. */
+static void pass_bad_input(void)
+{
+    char path[] = "/dev/passNN";
+    long fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0), r;
+    unsigned long unit;
+    if (fd < 0 || small_unit == 0) {
+        result(small_unit, "pass-xpt0", 0, fd);
+        return;
+    }
+    memset(ccb, 0, sizeof ccb);
+    memcpy(ccb + CGDL_NAME, "da", 3);
+    ccb_put(CGDL_UNIT, (unsigned long)small_unit, 4);
+    r = sc(SYS_ioctl, fd, (long)CAMGETPASSTHRU, (long)ccb, 0);
+    sc(SYS_close, fd, 0, 0, 0);
+    unit = ccb_get(CGDL_UNIT, 4);
+    if (r != 0 || ccb[CGDL_NAME] != 'p' || unit > 99) {
+        result(small_unit, "pass-getpassthru", 0, r);
+        return;
+    }
+    path[9] = (char)(unit >= 10 ? '0' + unit / 10 : '0' + unit);
+    path[10] = (char)(unit >= 10 ? '0' + unit % 10 : '\0');
+    put("PCAMTEST pass da");
+    put_num((unsigned long)small_unit);
+    put(" is ");
+    put(path + 5);
+    put("\n");
+    fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
+    if (fd < 0) {
+        result(small_unit, "pass-open", 0, fd);
+        return;
+    }
+    memset(buf, 0, 512);
+    if (pass_io(fd, "read", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+        fails++;
+    pass_io(fd, "cdb17", 1, 17, 512);
+    pass_io(fd, "zero-length", 0, 10, 0);
+    pass_io(fd, "oversize", 129, 10, 129 * 512);
+    memset(buf, 0, 512);
+    if (pass_io(fd, "read-again", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+        fails++;
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
 static unsigned long now_ns(void)
 {
     long ts[2] = {0, 0}; /* struct timespec: tv_sec, tv_nsec */
@@ -354,6 +447,7 @@ void pcam_init_main(void)
         test_disk(unit);
     disklate();
     reset_bus();
+    pass_bad_input();
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");
