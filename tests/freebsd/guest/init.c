@@ -299,6 +299,7 @@ enum {
 };
 #define CAMGETPASSTHRU 0xc4e01a03ul /* _IOWR(CAM_VERSION 0x1a, 3, union ccb) */
 #define XPT_SCSI_IO 0x901u           /* 0x01 | XPT_FC_DEV_QUEUED (0x800 | XPT_FC_QUEUED 0x100) */
+#define XPT_RESET_DEV 0x912u         /* 0x12 | XPT_FC_DEV_QUEUED */
 #define CAM_DIR_IN 0x40u
 #define CAM_DIR_NONE 0xc0u
 
@@ -338,8 +339,9 @@ static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb
  * CAMGETPASSTHRU on /dev/xpt0), then CAMIOCOMMAND with a good READ(10)
  * (data checked), a CDB of 17 bytes (more than the SIM takes), a
  * zero-length transfer (READ(10) of 0 blocks, CAM_DIR_NONE), a transfer of
- * 129 blocks (one past the 64 KiB maxio pcam announces), and a good READ(10)
- * again. The host asserts each line. */
+ * 129 blocks (one past the 64 KiB maxio pcam announces), a good READ(10)
+ * again, XPT_RESET_DEV and a good READ(10) after it. The host asserts each
+ * line. */
 static void pass_bad_input(void)
 {
     char path[] = "/dev/passNN";
@@ -379,6 +381,21 @@ static void pass_bad_input(void)
     pass_io(fd, "oversize", 129, 10, 129 * 512);
     memset(buf, 0, 512);
     if (pass_io(fd, "read-again", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+        fails++;
+    /* A device reset through the same pass device, then a read again. */
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, XPT_RESET_DEV, 4);
+    ccb_put(CCB_FLAGS, CAM_DIR_NONE, 4);
+    ccb_put(CCB_TIMEOUT, 10000, 4);
+    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    put("PCAMTEST pass reset-dev ");
+    put_long(r);
+    put(" status ");
+    put_num(r == 0 ? ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK : 0);
+    put("\n");
+    memset(buf, 0, 512);
+    if (pass_io(fd, "read-after-reset-dev", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
         fails++;
     sc(SYS_close, fd, 0, 0, 0);
 }
