@@ -19,6 +19,10 @@
 # (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
 # refusal or CAM error, and every PCAMTEST result for every data disk; and
 # checks each data image after QEMU has exited (guest/imgcheck.c).
+# After its I/O the guest resets the bus (XPT_RESET_BUS through
+# /dev/xpt0) and reads the disk again, then sends bad input through that
+# disk's pass(4) device; the host asserts the statuses it printed and, in
+# QEMU's trace, the reset's UNIT ATTENTION and the re-reads after it.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
 # ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
 # (whose model loses the status of a failed read that disconnected,
@@ -138,8 +142,9 @@ cp "$vars" "$work/vars.fd"
 : >"$work/console.log"
 
 t0=$(date +%s)
-# QEMU's trace: each command as the target saw it (target, LUN, opcode)
-# and each sense it built.
+# QEMU's trace: each command as the target saw it (target, LUN, opcode),
+# each sense it built, each UNIT ATTENTION a reset set and each BUS DEVICE
+# RESET message the LSI53C895A took.
 # shellcheck disable=SC2086
 "$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot \
   -drive if=pflash,format=raw,readonly=on,file="$code" \
@@ -149,7 +154,7 @@ t0=$(date +%s)
   -device "$dev",id=scsi0 $scsi \
   -drive if=none,id=cd,format=raw,media=cdrom,readonly=on,file="$work/cd.iso" \
   -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 \
-  -trace scsi_req_parsed -trace scsi_req_build_sense -D "$work/trace.log" \
+  -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -D "$work/trace.log" \
   -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
 qpid=$!
 trap 'kill $qpid 2>/dev/null || true' EXIT INT TERM
@@ -175,8 +180,11 @@ no() { echo "FAIL: $*" >&2; fail=1; }
 grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/console.txt" && no "a module load error on the console"
 if [ $driver = pcam ]; then
   grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
-  # Nothing from pcam but its attach line (it logs warnings and errors only).
-  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
+  # Nothing from pcam but its attach line (it logs warnings and errors
+  # only) and, on the AM53C974, the refused device reset below.
+  refused="pcam0: pcam: target went on to a command instead of acting on our abort or reset message: COMMAND"
+  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
+    sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
 fi
 # No CAM error, retry or timeout on the bus but the injected one on target
 # 2 (GEOM has read every disk), and for that one CAM's decoded sense.
@@ -250,6 +258,74 @@ for d in $disks; do
     done
   fi
 done
+# The bus reset from the guest (XPT_RESET_BUS through /dev/xpt0, init.c):
+# refused (EINVAL) with the LUN wildcard written as 64-bit all ones, done
+# (CAM_REQ_CMP) with CAM_LUN_WILDCARD; then the disk read and checked
+# again. In QEMU's trace the reset must come after the guest's disklate
+# reads on that disk's target (the bus reset sets a UNIT ATTENTION 29/00
+# on every LUN) and be followed by that UNIT ATTENTION reported and the
+# re-reads (8 KiB, then 192 KiB in maxio pieces).
+grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$work/console.txt" ||
+  no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$work/console.txt")"
+grep -aqxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" ||
+  no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$work/console.txt")"
+ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$work/console.txt" | head -n 1)
+if [ -z "$ru" ]; then
+  no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$work/console.txt")"
+else
+  grep -aqxF "PCAMTEST $ru after-reset-192k ok" "$work/console.txt" || no "no 'PCAMTEST $ru after-reset-192k ok'"
+  rt=$(sed -n "s/^$ru at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$work/console.txt" | head -n 1)
+  if [ -z "$rt" ]; then
+    no "no target for $ru"
+  else
+    ua=$(grep -n "^scsi_device_set_ua target $rt lun 0 key 0x06 asc 0x29 " "$work/trace.log" | tail -n 1 | cut -d: -f1)
+    before=$(head -n "${ua:-0}" "$work/trace.log" | grep -c "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length \(4096\|8192\)\$" || true)
+    after() { tail -n +"${ua:-1}" "$work/trace.log" | grep -c "$1" || true; }
+    if [ -z "$ua" ] || [ "$before" -lt 18000 ]; then
+      no "no bus reset (UNIT ATTENTION 29 set on target $rt) after the guest's $before reads in QEMU's trace"
+    elif [ "$(after "^scsi_req_build_sense target $rt lun 0 tag [0-9]* key 0x06 asc 0x29 ")" -lt 1 ] ||
+         [ "$(after "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length 8192\$")" -lt 1 ] ||
+         [ "$(after "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length ")" -lt 2 ]; then
+      no "after the bus reset on target $rt: no UNIT ATTENTION reported or no re-reads in QEMU's trace"
+    else
+      echo "ok: bus reset from the guest (after $before reads on target $rt), UNIT ATTENTION 29 reported, $ru read and checked again"
+    fi
+  fi
+fi
+# Bad input through pass(4) (init.c): CAMIOCOMMAND on the pass device of
+# the disk above. pcam's SIM refuses a 17-byte CDB with CAM_REQ_INVALID (6)
+# and completes a READ(10) of 0 blocks without data (CAM_REQ_CMP, 1), as
+# test_fbsd_cam.c's bad_requests and the QEMU test's TEST UNIT READY
+# promise; a transfer one block past the 64 KiB maxio never reaches the
+# SIM: pass(4) maps the buffer with cam_periph_mapmem, which refuses more
+# than the maxio the SIM announced (E2BIG, 7, and its console line). The
+# good READ(10)s before and after read block 0's pattern (CAM_REQ_CMP).
+# Then XPT_RESET_DEV through the same pass device and a good READ(10): on
+# the LSI53C895A the BUS DEVICE RESET message reaches the target (QEMU's
+# trace) and the reset completes (CAM_REQ_CMP); QEMU's AM53C974 model takes
+# one message byte with the selection and goes on to the command phase
+# (../shared/QEMU.md), so there pcam reports the refused reset as
+# CAM_MSG_REJECT_REC (13) with its one console line. The read after it
+# works on both.
+# With sym.ko (other limits) the lines are only shown.
+if [ $driver = pcam ]; then
+  rdev=1
+  [ $chip = esp ] && rdev=13
+  for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" "read-again 0 status 1" \
+           "reset-dev 0 status $rdev" "read-after-reset-dev 0 status 1"; do
+    grep -aqxF "PCAMTEST pass $l" "$work/console.txt" ||
+      no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$work/console.txt")"
+  done
+  grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$work/console.txt" ||
+    no "no 'cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536' on the console"
+  if [ $chip = esp ]; then
+    grep -aqxF "$refused" "$work/console.txt" || no "no '$refused' for the device reset on the AM53C974"
+  else
+    grep -q "^lsi_do_msgout_busdevicereset " "$work/trace.log" || no "no BUS DEVICE RESET message in QEMU's trace"
+  fi
+else
+  grep -a '^PCAMTEST pass ' "$work/console.txt" | sed 's/^/NOTE: sym.ko: /'
+fi
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
 ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
 [ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to $hba, $attached of them expected"

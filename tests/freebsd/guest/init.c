@@ -22,7 +22,9 @@
  * 2,000 random 4 KiB reads at depth 1, timed with CLOCK_MONOTONIC, in 3
  * interleaved rounds (the host takes each kind's fastest round, the one
  * least disturbed by the other work on a shared TCG host, and derives
- * command overhead and rate from it). It syncs
+ * command overhead and rate from it). Then it resets the bus through
+ * /dev/xpt0 and reads that disk again (reset_bus), and sends bad input
+ * through its pass(4) device (pass_bad_input). It syncs
  * and powers the VM off. The host asserts the lines and checks the images
  * after QEMU exits.
  */
@@ -203,6 +205,201 @@ static void test_disk(int unit)
     sc(SYS_close, fd, 0, 0, 0);
 }
 
+/* CAM's CCB as FreeBSD 13.2 amd64 lays it out: the size of union ccb and
+ * the struct ccb_hdr offsets used here, read with offsetof from the
+ * sysroot's cam/cam_ccb.h and cam/cam.h (kmod-sdk, compiled with the
+ * kernel's flags); the constants from the same headers. */
+#define CCB_SIZE 1248
+enum { CCB_PRIO = 0x00, CCB_FUNC = 0x50, CCB_STATUS = 0x54, CCB_PATH = 0x60, CCB_TARGET = 0x64, CCB_LUN = 0x68 };
+#define CAMIOCOMMAND 0xc4e01a02ul /* _IOWR(CAM_VERSION 0x1a, 2, union ccb) */
+#define XPT_RESET_BUS 0x411u /* 0x11 | XPT_FC_XPT_ONLY (0x400) */
+#define CAM_PRIORITY_NORMAL 0x480u
+#define CAM_STATUS_MASK 0x3fu
+#define CAM_TARGET_WILDCARD 0xffffffffu /* ((target_id_t)~0), target_id_t is u_int */
+/* CAM_LUN_WILDCARD is (~(u_int)0) while lun_id_t is 64 bits: the wildcard
+ * LUN is 0x00000000ffffffff, not all ones. */
+#define CAM_LUN_WILDCARD 0xfffffffful
+
+static unsigned char ccb[CCB_SIZE] __attribute__((aligned(16)));
+
+static void ccb_put(unsigned off, unsigned long v, unsigned bytes)
+{
+    for (unsigned i = 0; i < bytes; i++)
+        ccb[off + i] = (unsigned char)(v >> (8 * i));
+}
+
+static unsigned long ccb_get(unsigned off, unsigned bytes)
+{
+    unsigned long v = 0;
+    for (unsigned i = bytes; i-- != 0;)
+        v = v << 8 | ccb[off + i];
+    return v;
+}
+
+/* A signed number. */
+static void put_long(long v)
+{
+    if (v < 0)
+        put("-");
+    put_num((unsigned long)(v < 0 ? -v : v));
+}
+
+/* XPT_RESET_BUS on bus 0 through /dev/xpt0's CAMIOCOMMAND, as camcontrol
+ * reset does: first with the LUN written as 64-bit all ones (what the
+ * first attempt did; xptdoioctl compares target_lun with
+ * CAM_LUN_WILDCARD and refuses it: EINVAL), then with the wildcard as CAM
+ * defines it. Prints "PCAMTEST reset-bus-lun64 <ioctl result>" and
+ * "PCAMTEST reset-bus <ioctl result> status <CAM status>", then reads and
+ * checks da<small_unit> again ("after-reset"). */
+static void reset_bus(void)
+{
+    long fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0), r;
+    if (fd < 0) {
+        result(0, "xpt0-open", 0, fd);
+        return;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        memset(ccb, 0, sizeof ccb);
+        ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+        ccb_put(CCB_FUNC, XPT_RESET_BUS, 4);
+        ccb_put(CCB_PATH, 0, 4);
+        ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
+        ccb_put(CCB_LUN, pass == 0 ? ~0ul : CAM_LUN_WILDCARD, 8);
+        r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+        put(pass == 0 ? "PCAMTEST reset-bus-lun64 " : "PCAMTEST reset-bus ");
+        put_long(r);
+        if (pass == 1) {
+            put(" status ");
+            put_num(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK);
+            if (r != 0 || (ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) != 1)
+                fails++;
+        }
+        put("\n");
+    }
+    sc(SYS_close, fd, 0, 0, 0);
+    if (small_unit != 0) {
+        char path[] = "/dev/daN";
+        path[7] = (char)('0' + small_unit);
+        fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+        if (fd < 0) {
+            result(small_unit, "after-reset", 0, fd);
+            return;
+        }
+        read_check(small_unit, fd, "after-reset", 0, 8192, 0);
+        read_check(small_unit, fd, "after-reset-192k", 100, sizeof buf, 0);
+        sc(SYS_close, fd, 0, 0, 0);
+    }
+}
+
+/* struct ccb_scsiio and struct ccb_getdevlist offsets, and the constants,
+ * from the same headers (cam/cam_ccb.h, cam/scsi/scsi_pass.h). */
+enum {
+    CCB_FLAGS = 0x70, CCB_TIMEOUT = 0xb0, CSIO_DATA_PTR = 0xd8, CSIO_DXFER_LEN = 0xe0, CSIO_SENSE_LEN = 0x1e0,
+    CSIO_CDB_LEN = 0x1e1, CSIO_CDB = 0x1f0, CGDL_NAME = 0xc8, CGDL_UNIT = 0xd8
+};
+#define CAMGETPASSTHRU 0xc4e01a03ul /* _IOWR(CAM_VERSION 0x1a, 3, union ccb) */
+#define XPT_SCSI_IO 0x901u           /* 0x01 | XPT_FC_DEV_QUEUED (0x800 | XPT_FC_QUEUED 0x100) */
+#define XPT_RESET_DEV 0x912u         /* 0x12 | XPT_FC_DEV_QUEUED */
+#define CAM_DIR_IN 0x40u
+#define CAM_DIR_NONE 0xc0u
+
+/* One XPT_SCSI_IO through the pass(4) device fd: READ(10) of blocks at
+ * block 0 with cdb_len and dxfer_len as given. Prints "PCAMTEST pass
+ * <what> <ioctl result> status <CAM status>" and returns that status (0
+ * when the ioctl failed). */
+static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb_len, unsigned long len)
+{
+    long r;
+    unsigned st;
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, XPT_SCSI_IO, 4);
+    ccb_put(CCB_FLAGS, len != 0 ? CAM_DIR_IN : CAM_DIR_NONE, 4);
+    ccb_put(CCB_TIMEOUT, 10000, 4);
+    ccb_put(CSIO_DATA_PTR, len != 0 ? (unsigned long)buf : 0, 8);
+    ccb_put(CSIO_DXFER_LEN, len, 4);
+    ccb_put(CSIO_SENSE_LEN, 32, 1);
+    ccb_put(CSIO_CDB_LEN, cdb_len, 1);
+    ccb[CSIO_CDB] = 0x28; /* READ(10), LBA 0 */
+    ccb[CSIO_CDB + 7] = (unsigned char)(blocks >> 8);
+    ccb[CSIO_CDB + 8] = (unsigned char)blocks;
+    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    st = r == 0 ? (unsigned)(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) : 0;
+    put("PCAMTEST pass ");
+    put(what);
+    put(" ");
+    put_long(r);
+    put(" status ");
+    put_num(st);
+    put("\n");
+    return st;
+}
+
+/* Bad input through pass(4): the pass device of da<small_unit> (found with
+ * CAMGETPASSTHRU on /dev/xpt0), then CAMIOCOMMAND with a good READ(10)
+ * (data checked), a CDB of 17 bytes (more than the SIM takes), a
+ * zero-length transfer (READ(10) of 0 blocks, CAM_DIR_NONE), a transfer of
+ * 129 blocks (one past the 64 KiB maxio pcam announces), a good READ(10)
+ * again, XPT_RESET_DEV and a good READ(10) after it. The host asserts each
+ * line. */
+static void pass_bad_input(void)
+{
+    char path[] = "/dev/passNN";
+    long fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0), r;
+    unsigned long unit;
+    if (fd < 0 || small_unit == 0) {
+        result(small_unit, "pass-xpt0", 0, fd);
+        return;
+    }
+    memset(ccb, 0, sizeof ccb);
+    memcpy(ccb + CGDL_NAME, "da", 3);
+    ccb_put(CGDL_UNIT, (unsigned long)small_unit, 4);
+    r = sc(SYS_ioctl, fd, (long)CAMGETPASSTHRU, (long)ccb, 0);
+    sc(SYS_close, fd, 0, 0, 0);
+    unit = ccb_get(CGDL_UNIT, 4);
+    if (r != 0 || ccb[CGDL_NAME] != 'p' || unit > 99) {
+        result(small_unit, "pass-getpassthru", 0, r);
+        return;
+    }
+    path[9] = (char)(unit >= 10 ? '0' + unit / 10 : '0' + unit);
+    path[10] = (char)(unit >= 10 ? '0' + unit % 10 : '\0');
+    put("PCAMTEST pass da");
+    put_num((unsigned long)small_unit);
+    put(" is ");
+    put(path + 5);
+    put("\n");
+    fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
+    if (fd < 0) {
+        result(small_unit, "pass-open", 0, fd);
+        return;
+    }
+    memset(buf, 0, 512);
+    if (pass_io(fd, "read", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+        fails++;
+    pass_io(fd, "cdb17", 1, 17, 512);
+    pass_io(fd, "zero-length", 0, 10, 0);
+    pass_io(fd, "oversize", 129, 10, 129 * 512);
+    memset(buf, 0, 512);
+    if (pass_io(fd, "read-again", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+        fails++;
+    /* A device reset through the same pass device, then a read again. */
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, XPT_RESET_DEV, 4);
+    ccb_put(CCB_FLAGS, CAM_DIR_NONE, 4);
+    ccb_put(CCB_TIMEOUT, 10000, 4);
+    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    put("PCAMTEST pass reset-dev ");
+    put_long(r);
+    put(" status ");
+    put_num(r == 0 ? ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK : 0);
+    put("\n");
+    memset(buf, 0, 512);
+    if (pass_io(fd, "read-after-reset-dev", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+        fails++;
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
 static unsigned long now_ns(void)
 {
     long ts[2] = {0, 0}; /* struct timespec: tv_sec, tv_nsec */
@@ -266,6 +463,8 @@ void pcam_init_main(void)
     for (int unit = 1; unit <= 7; unit++)
         test_disk(unit);
     disklate();
+    reset_bus();
+    pass_bad_input();
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");
