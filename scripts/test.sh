@@ -37,7 +37,7 @@ trap report EXIT
 skips() {
   log=$1/Testing/Temporary/LastTest.log
   [ -f "$log" ] || return 0
-  grep -h '^SKIPPED: ' "$log" | sort | uniq -c | sed 's/^ */skipped: /' || true
+  grep -h '^SKIPPED: ' "$log" | sort -u | sed 's/^SKIPPED: /skipped: /' || true
 }
 
 stage deps "packages (scripts/deps.sh test)"
