@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "esp_rig.h"
+#include "iowork.h"
 
 static bool under_memcheck(void)
 {
@@ -33,109 +34,26 @@ static void no_model_errors(const chiprig *r)
 #define BLOCKS 2048u
 #define MAX_BLOCKS 32u
 
-typedef struct slot {
-    chiprig_ccb rc;
-    uint8_t disk;
-    bool write;
-    uint32_t lba, blocks;
-    uint8_t *buf;
-    pcam_sg sg[3];
-} slot;
-
 typedef struct run {
     chiprig r;
-    uint8_t *ref[DISKS];
-    uint8_t busy[DISKS][BLOCKS];
-    slot slots[DISKS][DEPTH];
-    uint64_t rng, submitted, completed, target, mismatches, errors, double_done;
+    iowork w;
+    chiprig_ccb rc[DISKS * DEPTH];
 } run;
-
-static uint32_t rnd(run *u, uint32_t n)
-{
-    u->rng ^= u->rng << 13;
-    u->rng ^= u->rng >> 7;
-    u->rng ^= u->rng << 17;
-    return (uint32_t)(u->rng % n);
-}
-
-static void issue(run *u, slot *s);
 
 static void slot_done(chiprig_ccb *rc)
 {
-    slot *s = (slot *)rc;
-    run *u = rc->test;
-    if (rc->done_count != 1)
-        u->double_done++;
-    if ((rc->ccb.status & PCAM_STATUS_MASK) != PCAM_REQ_CMP) {
-        u->errors++;
-        fprintf(stderr, "esp integrity: disk %u lba %u failed, status 0x%x\n", s->disk, s->lba,
-                rc->ccb.status);
-    } else if (s->write) {
-        memcpy(u->ref[s->disk] + (size_t)s->lba * 512u, s->buf, s->blocks * 512u);
-    } else if (memcmp(u->ref[s->disk] + (size_t)s->lba * 512u, s->buf, s->blocks * 512u) != 0) {
-        u->mismatches++;
-    }
-    memset(&u->busy[s->disk][s->lba], 0, s->blocks);
-    u->completed++;
-    if (u->submitted < u->target)
-        issue(u, s);
+    iowork_done(rc->test);
 }
 
-static void issue(run *u, slot *s)
+static void submit(void *rig, iowork_slot *s)
 {
-    uint8_t cdb[10];
-    uint32_t lba, blocks, total, off = 0;
-    unsigned nsg;
-    for (;;) {
-        bool clash = false;
-        blocks = 1 + rnd(u, MAX_BLOCKS);
-        lba = rnd(u, BLOCKS - blocks + 1);
-        for (uint32_t i = 0; i < blocks && !clash; i++)
-            clash = u->busy[s->disk][lba + i] != 0;
-        if (!clash)
-            break;
-    }
-    memset(&u->busy[s->disk][lba], 1, blocks);
-    s->write = rnd(u, 2) == 0;
-    s->lba = lba;
-    s->blocks = blocks;
-    total = blocks * 512u;
-    if (s->write)
-        for (uint32_t i = 0; i < total; i++)
-            s->buf[i] = (uint8_t)rnd(u, 256);
-    else
-        memset(s->buf, 0xEE, total);
-    memset(cdb, 0, sizeof cdb);
-    cdb[0] = s->write ? 0x2A : 0x28;
-    cdb[2] = (uint8_t)(lba >> 24);
-    cdb[3] = (uint8_t)(lba >> 16);
-    cdb[4] = (uint8_t)(lba >> 8);
-    cdb[5] = (uint8_t)lba;
-    cdb[8] = (uint8_t)blocks;
-    chiprig_io(&s->rc, s->disk, 0, cdb, 10, s->write ? PCAM_DIR_OUT : PCAM_DIR_IN, s->buf, total);
-    nsg = rnd(u, 4);
-    if (nsg > 0) {
-        for (unsigned i = 0; i < nsg; i++) {
-            uint32_t left = total - off;
-            uint32_t piece = i + 1 == nsg ? left : (left > 1 ? 1 + rnd(u, left - 1) : left);
-            s->sg[i].addr = s->buf + off;
-            s->sg[i].len = piece;
-            off += piece;
-        }
-        s->rc.ccb.u.io.sg = s->sg;
-        s->rc.ccb.u.io.sg_count = (uint16_t)nsg;
-    }
-    s->rc.ccb.flags = PCAM_CCB_TAGGED;
-    s->rc.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
-    s->rc.test = u;
-    s->rc.on_done = slot_done;
-    u->submitted++;
-    chiprig_submit(&u->r, &s->rc);
+    chiprig_submit(rig, (chiprig_ccb *)s->ccb);
 }
 
 static void integrity(espm_chip chip, bool dma, bool polled, uint32_t esp_flags, uint64_t count)
 {
     run *u = calloc(1, sizeof *u);
+    uint8_t *media[DISKS];
     erig_opts o;
     pcam_sim_target_config tc;
     assert_non_null(u);
@@ -144,51 +62,35 @@ static void integrity(espm_chip chip, bool dma, bool polled, uint32_t esp_flags,
     o.polled = polled;
     o.esp_flags = esp_flags;
     assert_int_equal(erig_init(&u->r, &o), 0);
-    u->rng = 0x9E3779B97F4A7C15ull ^ (uint64_t)chip;
-    /* PIO costs a model step per byte: fewer commands there. */
-    u->target = under_memcheck() ? count / 10 : count;
     pcam_sim_target_config_defaults(&tc);
     tc.disconnect = PCAM_SIM_DISC_ALWAYS; /* every command disconnects and reselects */
     for (uint8_t d = 0; d < DISKS; d++) {
-        uint8_t *m = chiprig_add_disk(&u->r, d, 0, BLOCKS, &tc);
-        assert_non_null(m);
-        u->ref[d] = malloc(BLOCKS * 512u);
-        assert_non_null(u->ref[d]);
-        memcpy(u->ref[d], m, BLOCKS * 512u);
+        media[d] = chiprig_add_disk(&u->r, d, 0, BLOCKS, &tc);
+        assert_non_null(media[d]);
     }
+    /* PIO costs a model step per byte: fewer commands there. */
+    iowork_cfg wc = {.name = "esp integrity", .disks = DISKS, .depth = DEPTH, .blocks = BLOCKS,
+                     .max_blocks = MAX_BLOCKS, .commands = under_memcheck() ? count / 10 : count,
+                     .seed = 0x9E3779B97F4A7C15ull ^ (uint64_t)chip, .rig = &u->r, .submit = submit};
+    assert_true(iowork_init(&u->w, &wc, media));
+    IOWORK_BIND(&u->w, u->rc, slot_done);
     assert_int_equal(chiprig_scan(&u->r), PCAM_REQ_CMP);
-    for (uint8_t d = 0; d < DISKS; d++)
-        for (unsigned i = 0; i < DEPTH; i++) {
-            u->slots[d][i].disk = d;
-            u->slots[d][i].buf = malloc(MAX_BLOCKS * 512u);
-            assert_non_null(u->slots[d][i].buf);
-        }
-    for (unsigned i = 0; i < DEPTH; i++)
-        for (uint8_t d = 0; d < DISKS; d++)
-            issue(u, &u->slots[d][i]);
+    iowork_start(&u->w);
     uint64_t until = pcam_sim_now(u->r.sim) + CHIPRIG_S(600);
-    while (u->completed < u->target && pcam_sim_now(u->r.sim) < until && chiprig_step(&u->r))
+    while (u->w.completed < wc.commands && pcam_sim_now(u->r.sim) < until && chiprig_step(&u->r))
         ;
-    if (u->completed != u->target)
+    if (u->w.completed != wc.commands)
         erig_print_model_errors(&u->r);
-    assert_int_equal(u->completed, u->target);
-    assert_int_equal(u->mismatches, 0);
-    assert_int_equal(u->errors, 0);
-    assert_int_equal(u->double_done, 0);
+    assert_true(iowork_verify(&u->w, media));
     for (uint8_t d = 0; d < DISKS; d++) {
         pcam_sim_target_stats ts;
-        assert_memory_equal(u->r.stores[d][0], u->ref[d], BLOCKS * 512u);
         pcam_sim_target_stats_get(u->r.sim, d, &ts);
         assert_true(ts.simple > 0);       /* tagged on the wire */
         assert_true(ts.reselections > 0); /* and reconnected */
         assert_true(ts.max_tasks > 1);    /* several tasks queued at once */
     }
     no_model_errors(&u->r);
-    for (uint8_t d = 0; d < DISKS; d++) {
-        for (unsigned i = 0; i < DEPTH; i++)
-            free(u->slots[d][i].buf);
-        free(u->ref[d]);
-    }
+    iowork_fini(&u->w);
     chiprig_fini(&u->r);
     free(u);
 }

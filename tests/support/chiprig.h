@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccbfill.h"
 #include "pcam/pcam.h"
 #include "pcam_sim.h"
 
@@ -213,16 +214,7 @@ static inline void chiprig_done(pcam_ccb *ccb)
 static inline void chiprig_io(chiprig_ccb *rc, uint8_t target, uint8_t lun, const uint8_t *cdb,
                               uint8_t cdb_len, pcam_dir dir, void *data, uint32_t len)
 {
-    memset(&rc->ccb, 0, sizeof rc->ccb);
-    rc->ccb.func = PCAM_FN_SCSI_IO;
-    rc->ccb.target = target;
-    rc->ccb.lun = lun;
-    memcpy(rc->ccb.u.io.cdb, cdb, cdb_len);
-    rc->ccb.u.io.cdb_len = cdb_len;
-    rc->ccb.u.io.dir = dir;
-    rc->ccb.u.io.data = data;
-    rc->ccb.u.io.data_len = len;
-    rc->ccb.u.io.retries = 4;
+    ccbfill_io(&rc->ccb, target, lun, cdb, cdb_len, dir, data, len);
     rc->done_count = 0;
 }
 

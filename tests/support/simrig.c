@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Harness around pcam on the simulated bus (see simrig.h). */
+#include "ccbfill.h"
 #include "simrig.h"
 
 #include <stdlib.h>
@@ -168,16 +169,7 @@ static void rig_done(pcam_ccb *ccb)
 void rig_ccb_io(rig_ccb *rc, uint8_t target, uint8_t lun, const uint8_t *cdb, uint8_t cdb_len,
                 pcam_dir dir, void *data, uint32_t len)
 {
-    memset(&rc->ccb, 0, sizeof rc->ccb);
-    rc->ccb.func = PCAM_FN_SCSI_IO;
-    rc->ccb.target = target;
-    rc->ccb.lun = lun;
-    memcpy(rc->ccb.u.io.cdb, cdb, cdb_len);
-    rc->ccb.u.io.cdb_len = cdb_len;
-    rc->ccb.u.io.dir = dir;
-    rc->ccb.u.io.data = data;
-    rc->ccb.u.io.data_len = len;
-    rc->ccb.u.io.retries = 4;
+    ccbfill_io(&rc->ccb, target, lun, cdb, cdb_len, dir, data, len);
     rc->done_count = 0;
 }
 

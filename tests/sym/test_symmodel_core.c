@@ -3,7 +3,7 @@
  * hal/sym with the core on the SCRIPTS-level model (tests/sym/model) over
  * hal/sim's bus and targets: what QEMU's lsi53c895a cannot show. The scan
  * finds disks on a wide bus (IDs above 7 included); the integrity workload
- * of tests/sim (random reads and writes, uneven scatter-gather, 4 disks x 8
+ * of tests/support/iowork.h (random reads and writes, uneven scatter-gather, 4 disks x 8
  * tagged commands = 32 in flight) verifies every byte against a reference
  * copy with disconnects and SCRIPTS-resolved reselections, interrupt-driven
  * and in polled mode (pcam_bus_poll(), as UEFI runs it); and negotiation
@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "pcam/pcam_cdb.h"
+#include "iowork.h"
 #include "sym_rig.h"
 
 static void model_clean(const chiprig *r)
@@ -67,108 +67,21 @@ static void test_scan_wide(void **state)
 #define DISKS 4
 #define DEPTH 8
 #define BLOCKS 2048u
-#define MAX_BLOCKS 64u
-
-typedef struct slot {
-    chiprig_ccb rc;
-    uint8_t disk;
-    bool write;
-    uint64_t lba;
-    uint32_t blocks;
-    uint8_t *buf;
-    pcam_sg sg[4];
-} slot;
 
 typedef struct run {
     chiprig r;
-    uint8_t *ref[DISKS];
-    uint8_t busy[DISKS][BLOCKS];
-    slot slots[DISKS][DEPTH];
-    uint64_t rng, submitted, completed, target, mismatches, errors, double_done;
+    iowork w;
+    chiprig_ccb rc[DISKS * DEPTH];
 } run;
-
-static uint32_t rnd(run *u, uint32_t n)
-{
-    u->rng ^= u->rng << 13;
-    u->rng ^= u->rng >> 7;
-    u->rng ^= u->rng << 17;
-    return (uint32_t)(u->rng % n);
-}
-
-static void issue(run *u, slot *s);
 
 static void slot_done(chiprig_ccb *rc)
 {
-    slot *s = (slot *)rc;
-    run *u = rc->test;
-    uint32_t bytes = s->blocks * 512u;
-    if (rc->done_count != 1)
-        u->double_done++;
-    if (rc->ccb.status != PCAM_REQ_CMP || rc->ccb.u.io.resid != 0) {
-        u->errors++;
-        fprintf(stderr, "command failed: disk %u lba %llu status %s (0x%x) resid %u\n", s->disk,
-                (unsigned long long)s->lba, pcam_status_name(rc->ccb.status), rc->ccb.status,
-                rc->ccb.u.io.resid);
-    } else if (s->write) {
-        memcpy(u->ref[s->disk] + s->lba * 512u, s->buf, bytes);
-    } else if (memcmp(u->ref[s->disk] + s->lba * 512u, s->buf, bytes) != 0) {
-        u->mismatches++;
-    }
-    memset(&u->busy[s->disk][s->lba], 0, s->blocks);
-    u->completed++;
-    if (u->submitted < u->target)
-        issue(u, s);
+    iowork_done(rc->test);
 }
 
-static void issue(run *u, slot *s)
+static void submit(void *rig, iowork_slot *s)
 {
-    uint8_t cdb[16];
-    uint64_t lba;
-    uint32_t blocks;
-    for (;;) {
-        blocks = 1 + rnd(u, MAX_BLOCKS);
-        lba = rnd(u, BLOCKS - blocks + 1);
-        bool clash = false;
-        for (uint32_t i = 0; i < blocks && !clash; i++)
-            clash = u->busy[s->disk][lba + i] != 0;
-        if (!clash)
-            break;
-    }
-    memset(&u->busy[s->disk][lba], 1, blocks);
-    s->write = rnd(u, 2) == 0;
-    s->lba = lba;
-    s->blocks = blocks;
-    int len;
-    if (s->write) {
-        for (uint32_t i = 0; i < blocks * 512u; i++)
-            s->buf[i] = (uint8_t)rnd(u, 256);
-        len = pcam_cdb_write(cdb, sizeof cdb, 10, lba, blocks, 0);
-    } else {
-        memset(s->buf, 0xEE, blocks * 512u);
-        len = pcam_cdb_read(cdb, sizeof cdb, 10, lba, blocks, 0);
-    }
-    assert_true(len > 0);
-    chiprig_io_sense(&s->rc, s->disk, 0, cdb, (uint8_t)len, s->write ? PCAM_DIR_OUT : PCAM_DIR_IN, s->buf,
-            blocks * 512u);
-    unsigned nsg = rnd(u, 4);
-    if (nsg > 0) {
-        uint32_t total = blocks * 512u, off = 0;
-        for (unsigned i = 0; i < nsg; i++) {
-            uint32_t left = total - off;
-            uint32_t piece = i + 1 == nsg ? left : (left > 1 ? 1 + rnd(u, left - 1) : left);
-            s->sg[i].addr = s->buf + off;
-            s->sg[i].len = piece;
-            off += piece;
-        }
-        s->rc.ccb.u.io.sg = s->sg;
-        s->rc.ccb.u.io.sg_count = (uint16_t)nsg;
-    }
-    s->rc.ccb.flags = PCAM_CCB_TAGGED;
-    s->rc.ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
-    s->rc.test = u;
-    s->rc.on_done = slot_done;
-    u->submitted++;
-    chiprig_submit(&u->r, &s->rc);
+    chiprig_submit(rig, (chiprig_ccb *)s->ccb);
 }
 
 static bool run_until(chiprig *r, const uint64_t *count, uint64_t want, uint64_t limit_ns)
@@ -183,42 +96,35 @@ static bool run_until(chiprig *r, const uint64_t *count, uint64_t want, uint64_t
 static void integrity(bool polled, uint64_t count)
 {
     run *u = calloc(1, sizeof *u);
+    uint8_t *media[DISKS];
     assert_non_null(u);
     assert_int_equal(srig_init_mode(&u->r, NULL, 0xC0DE, polled), PCAM_OK);
-    u->rng = 0x9E3779B97F4A7C15ull;
-    u->target = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 400 : count;
     for (uint8_t d = 0; d < DISKS; d++) {
-        uint8_t *m = chiprig_add_disk(&u->r, d, 0, BLOCKS, NULL);
-        assert_non_null(m);
-        u->ref[d] = malloc(BLOCKS * 512u);
-        memcpy(u->ref[d], m, BLOCKS * 512u);
+        media[d] = chiprig_add_disk(&u->r, d, 0, BLOCKS, NULL);
+        assert_non_null(media[d]);
     }
+    iowork_cfg wc = {.name = polled ? "sym integrity (polled)" : "sym integrity (interrupt)",
+                     .disks = DISKS, .depth = DEPTH, .blocks = BLOCKS, .max_blocks = 64, .sense = true,
+                     .commands = getenv("PCAM_UNDER_MEMCHECK") != NULL ? 400 : count,
+                     .seed = 0x9E3779B97F4A7C15ull, .rig = &u->r, .submit = submit};
+    assert_true(iowork_init(&u->w, &wc, media));
+    IOWORK_BIND(&u->w, u->rc, slot_done);
     assert_int_equal(chiprig_func(&u->r, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD) & PCAM_STATUS_MASK,
                      PCAM_REQ_CMP);
-    for (uint8_t d = 0; d < DISKS; d++)
-        for (unsigned i = 0; i < DEPTH; i++) {
-            u->slots[d][i].disk = d;
-            u->slots[d][i].buf = malloc(MAX_BLOCKS * 512u);
-            issue(u, &u->slots[d][i]);
-        }
-    bool ok = run_until(&u->r, &u->completed, u->target, CHIPRIG_S(3600));
+    iowork_start(&u->w);
+    bool ok = run_until(&u->r, &u->w.completed, wc.commands, CHIPRIG_S(3600));
     pcam_sym_stats st;
     symm_stats ms;
     pcam_sym_get_stats(u->r.sc, &st);
     symm_stats_get(u->r.model, &ms);
-    fprintf(stderr, "sym integrity (%s): %llu commands, %llu mismatches, %llu errors; %llu interrupts, "
+    fprintf(stderr, "%s: %llu interrupts, "
                     "%llu SCRIPTS instructions (%.1f per command), %llu reselections, max %u held, "
                     "sim %.3f s\n",
-            polled ? "polled" : "interrupt", (unsigned long long)u->completed,
-            (unsigned long long)u->mismatches, (unsigned long long)u->errors,
-            (unsigned long long)st.interrupts,
-            (unsigned long long)ms.insns, (double)ms.insns / (double)u->completed,
+            wc.name, (unsigned long long)st.interrupts,
+            (unsigned long long)ms.insns, (double)ms.insns / (double)u->w.completed,
             (unsigned long long)ms.reselections, st.max_outstanding,
             (double)pcam_sim_now(u->r.sim) / 1e9);
     assert_true(ok);
-    assert_int_equal(u->mismatches, 0);
-    assert_int_equal(u->errors, 0);
-    assert_int_equal(u->double_done, 0);
     model_clean(&u->r);
     assert_true(st.max_outstanding >= 24);
     assert_true(ms.reselections > 0);
@@ -244,17 +150,9 @@ static void integrity(bool polled, uint64_t count)
         assert_int_equal(tgt.offset, 16);
         assert_int_equal(tgt.width, 1);
     }
-    /* Drain, then the disks equal the reference copies. */
-    u->target = u->submitted;
-    assert_true(run_until(&u->r, &u->completed, u->submitted, CHIPRIG_S(60)));
-    for (uint8_t d = 0; d < DISKS; d++) {
-        assert_memory_equal(u->r.stores[d][0], u->ref[d], BLOCKS * 512u);
-        for (unsigned i = 0; i < DEPTH; i++) {
-            assert_int_equal(u->slots[d][i].rc.done_count, 1);
-            free(u->slots[d][i].buf);
-        }
-        free(u->ref[d]);
-    }
+    /* Every command done exactly once and the disks equal the reference copies. */
+    assert_true(iowork_verify(&u->w, media));
+    iowork_fini(&u->w);
     assert_int_equal(symm_live_maps(u->r.model), 0);
     chiprig_fini(&u->r);
     free(u);
