@@ -118,7 +118,7 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *  - the starving target is served first from the state of the last
  *    evaluation, without asking whether it is still usable, so a target
  *    blocked for recovery since then gets new work;
- *  - bus->q_pend_targets / q_pend_luns (the hints of which targets and
+ *  - bus->q.pend_targets / q.pend_luns (the hints of which targets and
  *    LUNs have pending work) are set on submit and pcam_q_requeue() but
  *    not when pcam_q_queue_full() puts the refused command back, so once
  *    the hint was dropped that command waits until something else is
@@ -386,7 +386,7 @@ static void check_events(void)
     pcam_event ev[PCAM_EVENT_RING];
     size_t n = pcam_bus_read_events(&bus, ev, PCAM_EVENT_RING);
     unsigned k = 0;
-    must(bus.ring_dropped == 0);
+    must(bus.ev.ring_dropped == 0);
     for (size_t i = 0; i < n; i++) {
         if (ev[i].code != PCAM_EV_STARVE)
             continue;
@@ -402,16 +402,16 @@ static void check_events(void)
 /* The scheduler's state is the model's. */
 static void check_state(void)
 {
-    must(bus.q_throttled == m.held && bus.q_owed == m.owed);
-    must(bus.q_starving == (uint8_t)(m.starving + 1));
-    must(bus.rr_target == m.rr_target);
-    must(bus.q_pend_targets == m.pend_hint);
-    must(bus.q_age_next_ns == m.next_eval);
-    must((bus.q_dirty != 0) == m.dirty);
+    must(bus.q.throttled == m.held && bus.q.owed == m.owed);
+    must(bus.q.starving == (uint8_t)(m.starving + 1));
+    must(bus.q.rr_target == m.rr_target);
+    must(bus.q.pend_targets == m.pend_hint);
+    must(bus.q.age_next_ns == m.next_eval);
+    must((bus.q.dirty != 0) == m.dirty);
     for (unsigned t = 0; t < NT; t++) {
-        must(bus.q_pend_luns[t] == m.pend_luns[t]);
-        must(bus.q_rr_lun[t] % LPT == m.rr_lun[t]);
-        must(bus.q_issued[t] == m.issued[t]);
+        must(bus.q.pend_luns[t] == m.pend_luns[t]);
+        must(bus.q.rr_lun[t] % LPT == m.rr_lun[t]);
+        must(bus.q.issued[t] == m.issued[t]);
         must(bus.targets[t].counters.starve_boosts == m.boosts[t]);
         must(bus.targets[t].counters.bus_holds == m.holds[t]);
     }
@@ -454,15 +454,15 @@ static void op_next(void)
     const pcam_ccb *heads[NT * LPT];
     bool rdy[NT * LPT];
     uint32_t before[NT];
-    uint16_t held_before = bus.q_throttled;
-    bool look_due = now >= bus.q_age_next_ns;
-    bool was_dirty = bus.q_dirty != 0;
+    uint16_t held_before = bus.q.throttled;
+    bool look_due = now >= bus.q.age_next_ns;
+    bool was_dirty = bus.q.dirty != 0;
     uint64_t hinted[NT];
     for (unsigned t = 0; t < NT; t++)
-        hinted[t] = bus.q_pend_luns[t];
-    uint64_t eval_before = bus.q_age_next_ns;
+        hinted[t] = bus.q.pend_luns[t];
+    uint64_t eval_before = bus.q.age_next_ns;
     for (unsigned t = 0; t < NT; t++) {
-        before[t] = bus.q_issued[t];
+        before[t] = bus.q.issued[t];
         for (unsigned l = 0; l < LPT; l++) {
             heads[t * LPT + l] = lun_at(t, l)->pending.head;
             rdy[t * LPT + l] = ready(t, lun_at(t, l));
@@ -505,15 +505,15 @@ static void op_next(void)
      * starving target, if not held and ready, goes first. */
     bool wiped = true;
     for (unsigned t = 0; t < NT; t++)
-        wiped = wiped && bus.q_issued[t] == (c != NULL && c->target == t ? 1u : 0u);
+        wiped = wiped && bus.q.issued[t] == (c != NULL && c->target == t ? 1u : 0u);
     for (unsigned t = 0; t < NT && !wiped; t++)
-        must(bus.q_issued[t] >= before[t]);
+        must(bus.q.issued[t] >= before[t]);
     if (!was_dirty) {
-        must(c == NULL && bus.q_age_next_ns == eval_before && bus.q_throttled == held_before);
+        must(c == NULL && bus.q.age_next_ns == eval_before && bus.q.throttled == held_before);
         return;
     }
-    int s = (int)bus.q_starving - 1;
-    if (s >= 0 && usable((unsigned)s) && (bus.q_throttled & (1u << s)) == 0) {
+    int s = (int)bus.q.starving - 1;
+    if (s >= 0 && usable((unsigned)s) && (bus.q.throttled & (1u << s)) == 0) {
         bool s_ready = false;
         for (unsigned k = 0; k < LPT; k++) {
             bool seen = !SCHED_QFULL_LOSES_PENDING_HINT || ((hinted[s] >> k) & 1u) != 0;
@@ -754,8 +754,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (unsigned l = 0; l < LPT; l++) {
                 if (lun_at(t, l)->pending.head == NULL)
                     continue;
-                must((bus.q_pend_targets & (1u << t)) != 0);
-                must((bus.q_pend_luns[t] & (1ull << l)) != 0);
+                must((bus.q.pend_targets & (1u << t)) != 0);
+                must((bus.q.pend_luns[t] & (1ull << l)) != 0);
             }
         }
     }

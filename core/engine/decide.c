@@ -5,14 +5,14 @@
  * commands and answers the questions it cannot answer itself. Everything
  * that is policy stays where the phase-level engine has it: the queues and
  * tags (core/queue), the negotiation state (core/nego), the retry policy
- * (core/recov), autosense, the QUEUE FULL depth and the escalation ladder
- * (engine.c, recovery.c). This file only translates.
+ * (core/retry), autosense, the QUEUE FULL depth and the escalation ladder
+ * (ending.c, ladder.c). This file only translates.
  *
- * How the engine's bus state is used here: bus->state stays ES_IDLE except
+ * How the engine's bus state is used here: bus->eng.state stays ES_IDLE except
  * while a bus reset is under way (ES_RESETTING) or the chip is dead;
- * bus->nexus is the one command whose core-run REQUEST SENSE is at the
- * back-end (one at a time, since its bytes may land in bus->sense_buf);
- * bus->mgmt_ccb is the PCAM_FN_RESET_DEV whose reset_dev is at the
+ * bus->eng.nexus is the one command whose core-run REQUEST SENSE is at the
+ * back-end (one at a time, since its bytes may land in bus->eng.sense_buf);
+ * bus->eng.mgmt_ccb is the PCAM_FN_RESET_DEV whose reset_dev is at the
  * back-end. ccb->priv.recovery carries DEC_AT_HAL / DEC_ABORT_SENT.
  */
 #include "engine_internal.h"
@@ -43,9 +43,9 @@ void pcam_dec_attach(pcam_bus *bus)
 
 static void dec_recovery_done(pcam_bus *bus)
 {
-    bus->recovery = RS_NONE;
-    bus->recov_ccb = NULL;
-    bus->recovery_deadline_ns = 0;
+    bus->lad.step = RS_NONE;
+    bus->lad.ccb = NULL;
+    bus->lad.deadline_ns = 0;
 }
 
 /* What an issue changed, undone, so the command starts clean (as the
@@ -75,17 +75,17 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     d.timeout_ms = c->timeout_ms != 0 ? c->timeout_ms : bus->cfg.default_timeout_ms;
     if (sense) {
         bool own = (c->priv.flags & PCAM_CF_BUS_SENSE) != 0;
-        uint8_t alloc = own ? (uint8_t)sizeof bus->sense_buf : c->u.io.sense_len;
-        bus->sense_cdb[0] = 0x03; /* REQUEST SENSE (SPC) */
-        bus->sense_cdb[1] = 0;
-        bus->sense_cdb[2] = 0;
-        bus->sense_cdb[3] = 0;
-        bus->sense_cdb[4] = alloc;
-        bus->sense_cdb[5] = 0;
-        d.cdb = bus->sense_cdb;
+        uint8_t alloc = own ? (uint8_t)sizeof bus->eng.sense_buf : c->u.io.sense_len;
+        bus->eng.sense_cdb[0] = 0x03; /* REQUEST SENSE (SPC) */
+        bus->eng.sense_cdb[1] = 0;
+        bus->eng.sense_cdb[2] = 0;
+        bus->eng.sense_cdb[3] = 0;
+        bus->eng.sense_cdb[4] = alloc;
+        bus->eng.sense_cdb[5] = 0;
+        d.cdb = bus->eng.sense_cdb;
         d.cdb_len = 6;
         d.dir = PCAM_DIR_IN;
-        d.data = own ? bus->sense_buf : c->u.io.sense;
+        d.data = own ? bus->eng.sense_buf : c->u.io.sense;
         d.data_len = alloc;
         /* Contingent allegiance: untagged and connected throughout, as the
          * phase-level engine sends it. */
@@ -111,7 +111,7 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     }
     int rc = bus->hal.cmd->start(bus->hal.sc, &d);
     if (rc == PCAM_ERR_NOSPACE) {
-        bus->engine_flags |= EGF_HAL_FULL;
+        bus->eng.engine_flags |= EGF_HAL_FULL;
         return false;
     }
     if (rc < 0) {
@@ -119,7 +119,7 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
          * it, or the adapter is dead): it fails, nothing else does. */
         pcam_core_log(bus, PCAM_LOG_WARN, "back-end refused a command", NULL);
         if (sense) {
-            bus->status_byte = 0xFF; /* its sense cannot be fetched */
+            bus->eng.status_byte = 0xFF; /* its sense cannot be fetched */
             c->priv.data_ptr = 0;
             pcam_eng_finish_io(bus, c);
         } else {
@@ -129,7 +129,7 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     }
     c->priv.recovery |= DEC_AT_HAL;
     if (sense)
-        bus->nexus = c;
+        bus->eng.nexus = c;
     return true;
 }
 
@@ -143,8 +143,8 @@ static void dec_issue(pcam_bus *bus, pcam_ccb *c, uint64_t now)
         pcam_eng_retire(bus, c, PCAM_CMD_TIMEOUT);
         return;
     }
-    if (c->priv.deadline_ns < bus->timer_ns)
-        bus->timer_ns = c->priv.deadline_ns;
+    if (c->priv.deadline_ns < bus->eng.timer_ns)
+        bus->eng.timer_ns = c->priv.deadline_ns;
     dec_reset_io(c);
     if (!dec_start(bus, c, false))
         pcam_eng_requeue(bus, c); /* no room: as if never issued, no retry spent */
@@ -163,42 +163,42 @@ static void dec_send_abort(pcam_bus *bus, pcam_ccb *v)
 /* The recovery step that is due, if any. True when it did something. */
 static bool dec_recovery(pcam_bus *bus, uint64_t now)
 {
-    if (bus->recovery == RS_BDR) {
-        pcam_ccb *v = bus->recov_ccb;
+    if (bus->lad.step == RS_BDR) {
+        pcam_ccb *v = bus->lad.ccb;
         if (v == NULL) {
             dec_recovery_done(bus);
             return false;
         }
-        if (bus->mgmt_ccb != NULL)
+        if (bus->eng.mgmt_ccb != NULL)
             return false; /* one device reset at a time: the caller's goes first */
-        bus->recovery = RS_BDR_SENT;
-        bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
-        bus->recov_target = v->target;
-        bus->recov_lun = v->lun;
+        bus->lad.step = RS_BDR_SENT;
+        bus->lad.deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        bus->lad.target = v->target;
+        bus->lad.lun = v->lun;
         v->u.io.recovery |= PCAM_RCV_DEV_RESET;
         if (bus->hal.cmd->reset_dev(bus->hal.sc, v->target, v->lun, false) < 0)
             pcam_eng_escalate(bus);
         return true;
     }
-    if (bus->recovery == RS_ABORT) {
-        pcam_ccb *v = bus->recov_ccb;
+    if (bus->lad.step == RS_ABORT) {
+        pcam_ccb *v = bus->lad.ccb;
         if (v != NULL && (v->priv.recovery & DEC_ABORT_SENT) == 0) {
             dec_send_abort(bus, v);
             return true;
         }
         return false;
     }
-    if (bus->recovery != RS_NONE)
+    if (bus->lad.step != RS_NONE)
         return false;
-    while (bus->abort_head != NULL) {
-        pcam_ccb *v = bus->abort_head;
-        bus->abort_head = v->priv.link2;
+    while (bus->lad.abort_head != NULL) {
+        pcam_ccb *v = bus->lad.abort_head;
+        bus->lad.abort_head = v->priv.link2;
         v->priv.link2 = NULL;
         if (v->priv.state != PCAM_CS_ACTIVE || (v->priv.recovery & DEC_ABORT_SENT) != 0)
             continue; /* finished meanwhile, or already asked */
-        bus->recovery = RS_ABORT;
-        bus->recov_ccb = v;
-        bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        bus->lad.step = RS_ABORT;
+        bus->lad.ccb = v;
+        bus->lad.deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
         dec_send_abort(bus, v);
         return true;
     }
@@ -208,9 +208,9 @@ static bool dec_recovery(pcam_bus *bus, uint64_t now)
 static void dec_start_mgmt(pcam_bus *bus, pcam_ccb *m)
 {
     bool lun_reset = (m->flags & PCAM_CCB_LUN_RESET) != 0;
-    bus->mgmt_ccb = m;
+    bus->eng.mgmt_ccb = m;
     if (bus->hal.cmd->reset_dev(bus->hal.sc, m->target, m->lun, lun_reset) < 0) {
-        bus->mgmt_ccb = NULL;
+        bus->eng.mgmt_ccb = NULL;
         pcam_core_complete(bus, m, PCAM_REQ_CMP_ERR);
     }
 }
@@ -218,33 +218,33 @@ static void dec_start_mgmt(pcam_bus *bus, pcam_ccb *m)
 void pcam_dec_kick(pcam_bus *bus)
 {
     for (;;) {
-        if (bus->state != ES_IDLE || bus->shut_down)
+        if (bus->eng.state != ES_IDLE || bus->eng.shut_down)
             return;
         uint64_t now = pcam_core_now(bus);
         /* Autosense first: its LUN is frozen until the sense is in. */
-        if (bus->sense_head != NULL && bus->nexus == NULL) {
-            pcam_ccb *c = bus->sense_head;
-            bus->sense_head = c->priv.link2;
+        if (bus->eng.sense_head != NULL && bus->eng.nexus == NULL) {
+            pcam_ccb *c = bus->eng.sense_head;
+            bus->eng.sense_head = c->priv.link2;
             c->priv.link2 = NULL;
             c->priv.data_ptr = 0;
             if (!dec_start(bus, c, true)) {
-                c->priv.link2 = bus->sense_head;
-                bus->sense_head = c;
+                c->priv.link2 = bus->eng.sense_head;
+                bus->eng.sense_head = c;
                 return;
             }
             continue;
         }
         if (dec_recovery(bus, now))
             continue;
-        if (bus->recovery != RS_NONE)
+        if (bus->lad.step != RS_NONE)
             return; /* nothing new while a recovery step is under way */
-        if (now < bus->settle_until_ns)
+        if (now < bus->lad.settle_until_ns)
             return;
-        if (bus->mgmt_ccb == NULL && bus->mgmt.head != NULL) {
-            dec_start_mgmt(bus, pcam_ccbq_pop_head(&bus->mgmt));
+        if (bus->eng.mgmt_ccb == NULL && bus->eng.mgmt.head != NULL) {
+            dec_start_mgmt(bus, pcam_ccbq_pop_head(&bus->eng.mgmt));
             continue;
         }
-        if ((bus->engine_flags & EGF_HAL_FULL) != 0)
+        if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0)
             return;
         pcam_ccb *c = pcam_q_next(bus, now);
         if (c == NULL)
@@ -260,10 +260,10 @@ void pcam_dec_kick(pcam_bus *bus)
  * failed it): it no longer holds the one core-sense slot. */
 static void dec_settle_nexus(pcam_bus *bus)
 {
-    const pcam_ccb *n = bus->nexus;
+    const pcam_ccb *n = bus->eng.nexus;
     if (n != NULL && (n->priv.state != PCAM_CS_ACTIVE || (n->priv.flags & PCAM_CF_SENSE) == 0 ||
                       (n->priv.recovery & DEC_AT_HAL) == 0))
-        bus->nexus = NULL;
+        bus->eng.nexus = NULL;
 }
 
 static pcam_ccb *dec_find(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun)
@@ -291,7 +291,7 @@ static void dec_adapter_sense(pcam_bus *bus, pcam_ccb *c, const pcam_hal_cmd_res
         c->u.io.sense_resid = (uint8_t)(c->u.io.sense_len - n);
         c->status = PCAM_AUTOSNS_VALID;
     }
-    pcam_recov_action a = pcam_recov_decide(bus, c, &delay);
+    pcam_retry_action a = pcam_retry_decide(bus, c, &delay);
     pcam_eng_apply(bus, c, a, delay);
 }
 
@@ -306,9 +306,9 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     bool sense = (c->priv.flags & PCAM_CF_SENSE) != 0;
     uint32_t st = res->status & PCAM_STATUS_MASK;
     c->priv.recovery &= (uint8_t)~DEC_AT_HAL;
-    bus->engine_flags &= (uint8_t)~EGF_HAL_FULL; /* room again */
-    if (bus->nexus == c)
-        bus->nexus = NULL;
+    bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL; /* room again */
+    if (bus->eng.nexus == c)
+        bus->eng.nexus = NULL;
     if (!sense && st == PCAM_REQ_ABORTED && (c->priv.recovery & DEC_ABORT_SENT) != 0) {
         /* Our abort took: the shared path fails the victim, counts it and
          * ends the recovery step. */
@@ -316,16 +316,16 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
         dec_settle_nexus(bus);
         return PCAM_OK;
     }
-    if (bus->recovery == RS_ABORT && bus->recov_ccb == c)
+    if (bus->lad.step == RS_ABORT && bus->lad.ccb == c)
         dec_recovery_done(bus); /* it finished before the abort reached it */
 
     if (st == PCAM_REQ_CMP) {
         uint32_t cap = c->u.io.data_len;
         if (sense)
-            cap = (c->priv.flags & PCAM_CF_BUS_SENSE) != 0 ? (uint32_t)sizeof bus->sense_buf
+            cap = (c->priv.flags & PCAM_CF_BUS_SENSE) != 0 ? (uint32_t)sizeof bus->eng.sense_buf
                                                            : c->u.io.sense_len;
         c->priv.data_ptr = res->resid < cap ? cap - res->resid : 0;
-        bus->status_byte = res->scsi_status;
+        bus->eng.status_byte = res->scsi_status;
         if (!sense && res->scsi_status == 0x02 && res->sense_done &&
             (c->priv.flags & PCAM_CF_ABORT) == 0) {
             dec_adapter_sense(bus, c, res);
@@ -349,7 +349,7 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     if (sense || (c->priv.flags & PCAM_CF_ABORT) != 0) {
         /* A failed REQUEST SENSE is decided without sense; an aborted or
          * timed-out command fails as such. */
-        bus->status_byte = 0xFF;
+        bus->eng.status_byte = 0xFF;
         if (sense)
             c->priv.data_ptr = 0;
         pcam_eng_finish_io(bus, c);
@@ -376,7 +376,7 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
         st = PCAM_REQ_CMP_ERR; /* a status the contract does not allow here */
         break;
     }
-    pcam_eng_apply(bus, c, pcam_recov_transport(bus, c, st), 0);
+    pcam_eng_apply(bus, c, pcam_retry_transport(bus, c, st), 0);
     return PCAM_OK;
 }
 
@@ -384,13 +384,13 @@ int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun
 {
     if (bus == NULL)
         return PCAM_ERR_NULL;
-    pcam_ccb *m = bus->mgmt_ccb;
+    pcam_ccb *m = bus->eng.mgmt_ccb;
     bool mine = m != NULL && m->target == target;
-    bool step = bus->recovery == RS_BDR_SENT && bus->recov_target == target;
+    bool step = bus->lad.step == RS_BDR_SENT && bus->lad.target == target;
     if (!pcam_dec_active(bus) || (!mine && !step))
         return PCAM_ERR_RANGE;
     if (mine) {
-        bus->mgmt_ccb = NULL;
+        bus->eng.mgmt_ccb = NULL;
         pcam_core_complete(bus, m, ok ? PCAM_REQ_CMP : PCAM_REQ_CMP_ERR);
     }
     if (ok) {

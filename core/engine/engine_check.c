@@ -36,15 +36,15 @@ const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive)
     const pcam_ccb *stail, *atail;
     /* Every list member is a distinct CCB, so no list is longer than all of them could be. */
     uint32_t limit = nactive + 64u;
-    const char *why = walk(bus->sense_head, limit, &in_sense, &stail);
+    const char *why = walk(bus->eng.sense_head, limit, &in_sense, &stail);
     if (why == NULL)
-        why = walk(bus->abort_head, limit, &in_abort, &atail);
+        why = walk(bus->lad.abort_head, limit, &in_abort, &atail);
     if (why != NULL)
         return why;
     bool dec = pcam_dec_active(bus);
     /* The active-LUN masks are exact (the queue check verified them). */
     for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
-        uint64_t mask = ((bus->q_act_targets >> t) & 1u) != 0 ? bus->q_act_luns[t] : 0;
+        uint64_t mask = pcam_q_active_luns(bus, t);
         for (uint8_t u = 0; mask != 0 && u < bus->cfg.luns_per_target; u++, mask >>= 1) {
             if ((mask & 1u) == 0)
                 continue;
@@ -56,7 +56,7 @@ const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive)
                 seen++;
                 if (on_list)
                     linked++;
-                if (c == bus->nexus || c == bus->recov_ccb || on_list)
+                if (c == bus->eng.nexus || c == bus->lad.ccb || on_list)
                     continue;
                 if ((c->priv.flags & PCAM_CF_DISCONNECTED) != 0)
                     continue;

@@ -1,22 +1,24 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Shared between the engine's files: states and the helpers they call. */
+/* Shared between the engine's files (engine.c, ending.c, msgin.c, ladder.c,
+ * decide.c, engine_check.c): states and the helpers they call. Never
+ * included outside core/engine (tests/layering/check.sh). */
 #ifndef PCAM_ENGINE_INTERNAL_H
 #define PCAM_ENGINE_INTERNAL_H
 
 #include "pcam_core.h"
 #include "pcam/pcam_msg.h"
 
-/* bus->state */
+/* bus->eng.state */
 enum { ES_IDLE = 0, ES_SELECTING, ES_CONNECTED, ES_RESETTING, ES_DEAD };
-/* bus->action: the chip action whose event is owed */
+/* bus->eng.action: the chip action whose event is owed */
 enum { ACT_NONE = 0, ACT_SELECT, ACT_XFER, ACT_MSGOUT, ACT_MSGIN, ACT_ACCEPT, ACT_RESET };
-/* bus->expect_free: why the next bus free is expected */
+/* bus->eng.expect_free: why the next bus free is expected */
 enum { EF_NONE = 0, EF_COMPLETE, EF_DISCONNECT, EF_ABORT };
-/* bus->sel_kind */
+/* bus->eng.sel_kind */
 enum { SK_IO = 0, SK_MGMT, SK_ABORT };
-/* bus->xfer_kind */
+/* bus->eng.xfer_kind */
 enum { XK_DATA = 0, XK_SENSE, XK_COMMAND, XK_STATUS, XK_BUCKET };
-/* bus->engine_flags */
+/* bus->eng.engine_flags */
 enum {
     EGF_AWAIT_TAG = 1u << 0,   /* reselected, nexus known once the tag message arrives */
     EGF_HAL_FULL = 1u << 1,    /* decide.c: the back-end refused a command for want of room */
@@ -35,11 +37,11 @@ enum {
     DEC_ABORT_SENT = 1u << 7   /* pcam_hal_cmd_ops::abort was called for it */
 };
 /* ccb->priv.recovery, both paths: its REQUEST SENSE was sent again once
- * because the first one met CHECK CONDITION itself (engine.c). */
+ * because the first one met CHECK CONDITION itself (ending.c). */
 #define PCAM_REC_SENSE_AGAIN 0x20u
 /* INITIATOR DETECTED ERRORs per command before a parity error is left to a retry. */
 #define PCAM_IDE_LIMIT 3u
-/* bus->recovery: the escalation step in progress */
+/* bus->lad.step: the escalation step in progress */
 enum { RS_NONE = 0, RS_ABORT, RS_BDR, RS_BDR_SENT, RS_BUS_RESET, RS_CHIP_RESET };
 
 /* engine.c */
@@ -53,27 +55,32 @@ void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev);
 /* The core accepts the message byte the back-end already accepted (chained
  * endings): go on from the phase the back-end reported after it. */
 void pcam_eng_accepted(pcam_bus *bus, bool atn);
-void pcam_eng_on_bus_free(pcam_bus *bus);
-void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
-void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb);
-void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 void pcam_eng_abandon_nexus(pcam_bus *bus, uint8_t msg);
-/* recovery.c: a user device/LUN reset (management CCB) goes out under a
+/* ladder.c: a user device/LUN reset (management CCB) goes out under a
  * recovery-step deadline; this ends that step once the CCB left the bus. */
 void pcam_eng_mgmt_step_start(pcam_bus *bus);
 void pcam_eng_mgmt_step_over(pcam_bus *bus);
-/* recovery.c: an I/O CCB is leaving the core; if a recovery step was
+/* ladder.c: an I/O CCB is leaving the core; if a recovery step was
  * working on it, the step must forget it. */
 void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb);
-/* recovery.c: a reselection has no command of ours (with its deadline) on
+/* ladder.c: a reselection has no command of ours (with its deadline) on
  * the bus until it names one; these arm and end a deadline for that time. */
 void pcam_eng_watch_start(pcam_bus *bus);
 void pcam_eng_watch_over(pcam_bus *bus);
 void pcam_eng_fail_chip(pcam_bus *bus);
+
+/* ending.c: how a command's turn on the bus ends */
+void pcam_eng_on_bus_free(pcam_bus *bus);
+/* The REQUEST SENSE of `c` could not be done (selection timeout,
+ * unexpected bus free): it finishes with what it has. */
+void pcam_eng_sense_failed(pcam_bus *bus, pcam_ccb *c);
+void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
+void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb);
+void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 void pcam_eng_lost_select(pcam_bus *bus);
 /* Carry out a recovery decision for a finished command (complete, retry,
  * requeue after a delay, QUEUE FULL). */
-void pcam_eng_apply(pcam_bus *bus, pcam_ccb *c, pcam_recov_action a, uint32_t delay_ms);
+void pcam_eng_apply(pcam_bus *bus, pcam_ccb *c, pcam_retry_action a, uint32_t delay_ms);
 
 /* msgin.c */
 void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev);
@@ -84,7 +91,7 @@ void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev);
 void pcam_eng_msgout_taken(pcam_bus *bus, uint32_t count);
 void pcam_eng_queue_msgout(pcam_bus *bus, const uint8_t *msg, uint8_t len);
 
-/* recovery.c */
+/* ladder.c */
 bool pcam_eng_start_recovery_io(pcam_bus *bus);
 void pcam_eng_bus_reset_seen(pcam_bus *bus);
 void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, uint8_t lun,
@@ -93,9 +100,47 @@ void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_m
 void pcam_eng_escalate(pcam_bus *bus);
 void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim);
 
+/* A LUN hold until `until` was set: the next deadline must cover it. */
+static inline void pcam_core_note_hold(pcam_bus *bus, uint64_t until)
+{
+    if (until < bus->eng.hold_ns)
+        bus->eng.hold_ns = until;
+}
+/* Undo everything an issue did so the CCB can be issued again. */
+static inline void pcam_eng_reset_io_state(pcam_ccb *ccb)
+{
+    ccb->priv.data_ptr = 0;
+    ccb->priv.saved_ptr = 0;
+    ccb->priv.cdb_sent = 0;
+    ccb->priv.recovery = 0;
+    ccb->priv.flags &= (uint8_t)(PCAM_CF_ABORT | PCAM_CF_TIMED_OUT);
+    /* (PCAM_CF_WIRE_UNTAGGED is dropped: the requeued command is issued
+     * untagged anyway, since its target is now marked PCAM_TGTF_NO_TAGS.) */
+    ccb->u.io.scsi_status = 0;
+    ccb->u.io.resid = ccb->u.io.data_len;
+    ccb->u.io.sense_resid = ccb->u.io.sense_len;
+    ccb->status = PCAM_REQ_INPROG;
+}
+
+/* The bus is free of us: no connection, no action, nothing half-said. */
+static inline void pcam_eng_connected_idle(pcam_bus *bus)
+{
+    bus->eng.state = ES_IDLE;
+    bus->eng.action = ACT_NONE;
+    bus->eng.nexus = NULL;
+    bus->eng.mgmt_ccb = NULL;
+    bus->eng.conn_target = 0xFF;
+    bus->eng.expect_free = EF_NONE;
+    bus->eng.engine_flags = 0;
+    bus->eng.msgin_len = 0;
+    bus->eng.msgout_len = 0;
+    bus->eng.zero_xfers = 0;
+    bus->eng.took = 0;
+}
+
 static inline void pcam_eng_set_action(pcam_bus *bus, uint8_t act, int rc)
 {
-    bus->action = act;
+    bus->eng.action = act;
     if (rc < 0)
         pcam_eng_fail_chip(bus);
 }

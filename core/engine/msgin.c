@@ -10,13 +10,13 @@ void pcam_eng_queue_msgout(pcam_bus *bus, const uint8_t *msg, uint8_t len)
 {
     if (len > PCAM_MSGOUT_BYTES)
         len = PCAM_MSGOUT_BYTES;
-    memcpy(bus->msgout, msg, len);
-    bus->msgout_len = len;
+    memcpy(bus->eng.msgout, msg, len);
+    bus->eng.msgout_len = len;
 }
 
 static void accept(pcam_bus *bus, bool atn)
 {
-    if ((bus->took & PCAM_HAL_TOOK_ACCEPTED) != 0) {
+    if ((bus->eng.took & PCAM_HAL_TOOK_ACCEPTED) != 0) {
         pcam_eng_accepted(bus, atn); /* the back-end did it already */
         return;
     }
@@ -26,10 +26,10 @@ static void accept(pcam_bus *bus, bool atn)
 static void reject_and_accept(pcam_bus *bus)
 {
     uint8_t m = PCAM_MSG_MESSAGE_REJECT;
-    pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->conn_target, bus->conn_lun,
-                    bus->msgin_len > 0 ? bus->msgin[0] : 0);
+    pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->eng.conn_target, bus->eng.conn_lun,
+                    bus->eng.msgin_len > 0 ? bus->eng.msgin[0] : 0);
     pcam_eng_queue_msgout(bus, &m, 1);
-    bus->msgin_len = 0;
+    bus->eng.msgin_len = 0;
     accept(bus, true);
 }
 
@@ -38,9 +38,9 @@ static void reject_and_accept(pcam_bus *bus)
 static void reconnect(pcam_bus *bus, pcam_ccb *c)
 {
     pcam_eng_watch_over(bus); /* c's own deadline covers the rest */
-    bus->nexus = c;
-    bus->sel_kind = SK_IO;
-    bus->engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
+    bus->eng.nexus = c;
+    bus->eng.sel_kind = SK_IO;
+    bus->eng.engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
     c->priv.flags &= (uint8_t)~PCAM_CF_DISCONNECTED;
     c->priv.data_ptr = c->priv.saved_ptr;
     PCAM_COUNT(bus->targets[c->target], reselections);
@@ -57,11 +57,11 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
     bool any_tagged = false;
     bool tagged_left = false; /* NO_TAGS target: a command still tagged on the wire is out */
 
-    bus->state = ES_CONNECTED;
-    bus->conn_target = target;
-    bus->conn_lun = lun_id;
-    bus->sel_kind = SK_IO;
-    bus->nexus = NULL;
+    bus->eng.state = ES_CONNECTED;
+    bus->eng.conn_target = target;
+    bus->eng.conn_lun = lun_id;
+    bus->eng.sel_kind = SK_IO;
+    bus->eng.nexus = NULL;
     if ((byte & PCAM_MSG_IDENTIFY) != 0 &&
         (byte & (PCAM_MSG_IDENTIFY_RESERVED | PCAM_MSG_IDENTIFY_LUNTAR)) == 0)
         l = pcam_core_lun(bus, target, lun_id);
@@ -97,16 +97,16 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
         uint8_t m = PCAM_MSG_ABORT_TASK_SET;
         pcam_core_event(bus, PCAM_EV_BAD_RESELECT, target, lun_id, 0xFFFF);
         pcam_eng_queue_msgout(bus, &m, 1);
-        bus->expect_free = EF_NONE;
+        bus->eng.expect_free = EF_NONE;
         accept(bus, true);
         return;
     }
     if (any_tagged) {
-        bus->engine_flags |= EGF_AWAIT_TAG;
+        bus->eng.engine_flags |= EGF_AWAIT_TAG;
     } else {
         reconnect(bus, only_untagged);
         if (tagged_left)
-            bus->engine_flags |= EGF_TAG_MAY_FOLLOW;
+            bus->eng.engine_flags |= EGF_TAG_MAY_FOLLOW;
     }
     accept(bus, false);
 }
@@ -118,15 +118,15 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
         pcam_eng_fail_chip(bus);
         return;
     }
-    bus->msgin_len = 0;
-    bus->engine_flags = 0;
-    bus->zero_xfers = 0;
+    bus->eng.msgin_len = 0;
+    bus->eng.engine_flags = 0;
+    bus->eng.zero_xfers = 0;
     pcam_eng_watch_start(bus);
     if (ev->parity_error) {
         uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
-        bus->state = ES_CONNECTED;
-        bus->conn_target = ev->target;
-        bus->nexus = NULL;
+        bus->eng.state = ES_CONNECTED;
+        bus->eng.conn_target = ev->target;
+        bus->eng.nexus = NULL;
         PCAM_COUNT(bus->targets[ev->target], parity_errors);
         pcam_eng_queue_msgout(bus, &m, 1);
         accept(bus, true);
@@ -137,17 +137,17 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
 
 static void tag_in(pcam_bus *bus, const pcam_msg *m)
 {
-    pcam_lun *l = pcam_core_lun(bus, bus->conn_target, bus->conn_lun);
+    pcam_lun *l = pcam_core_lun(bus, bus->eng.conn_target, bus->eng.conn_lun);
     pcam_ccb *c = NULL;
-    if ((bus->engine_flags & EGF_TAG_MAY_FOLLOW) != 0 && l != NULL && bus->nexus != NULL) {
+    if ((bus->eng.engine_flags & EGF_TAG_MAY_FOLLOW) != 0 && l != NULL && bus->eng.nexus != NULL) {
         /* The reselection was for a command still tagged on the wire, not
          * for the untagged one taken as the nexus at the IDENTIFY: nothing
          * has moved yet, so put that one back and take the tagged one. */
-        bus->engine_flags &= (uint8_t)~EGF_TAG_MAY_FOLLOW;
-        c = pcam_q_find_tag(bus, bus->conn_target, bus->conn_lun, m->tag);
-        if (c != NULL && c != bus->nexus && (c->priv.flags & PCAM_CF_DISCONNECTED) != 0 &&
+        bus->eng.engine_flags &= (uint8_t)~EGF_TAG_MAY_FOLLOW;
+        c = pcam_q_find_tag(bus, bus->eng.conn_target, bus->eng.conn_lun, m->tag);
+        if (c != NULL && c != bus->eng.nexus && (c->priv.flags & PCAM_CF_DISCONNECTED) != 0 &&
             (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) == 0) {
-            pcam_ccb *guess = bus->nexus;
+            pcam_ccb *guess = bus->eng.nexus;
             guess->priv.flags |= PCAM_CF_DISCONNECTED;
             guess->priv.data_ptr = guess->priv.saved_ptr;
             PCAM_UNCOUNT(bus->targets[guess->target], reselections);
@@ -156,16 +156,16 @@ static void tag_in(pcam_bus *bus, const pcam_msg *m)
             return;
         }
     }
-    if ((bus->engine_flags & EGF_AWAIT_TAG) == 0 || l == NULL) {
+    if ((bus->eng.engine_flags & EGF_AWAIT_TAG) == 0 || l == NULL) {
         reject_and_accept(bus);
         return;
     }
-    c = pcam_q_find_tag(bus, bus->conn_target, bus->conn_lun, m->tag);
+    c = pcam_q_find_tag(bus, bus->eng.conn_target, bus->eng.conn_lun, m->tag);
     if (c == NULL || (c->priv.flags & PCAM_CF_DISCONNECTED) == 0) {
         /* An unknown tag: abort that nexus at the target, keep everything else. */
         uint8_t a = PCAM_MSG_ABORT_TASK;
-        pcam_core_event(bus, PCAM_EV_BAD_RESELECT, bus->conn_target, bus->conn_lun, m->tag);
-        bus->engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
+        pcam_core_event(bus, PCAM_EV_BAD_RESELECT, bus->eng.conn_target, bus->eng.conn_lun, m->tag);
+        bus->eng.engine_flags &= (uint8_t)~EGF_AWAIT_TAG;
         pcam_eng_queue_msgout(bus, &a, 1);
         accept(bus, true);
         return;
@@ -184,7 +184,7 @@ typedef char pcam_answered_bits_in_kind_order[PCAM_MSGK_WDTR == PCAM_MSGK_SDTR +
 
 static void extended_in(pcam_bus *bus, const pcam_msg *m)
 {
-    pcam_ccb *c = bus->nexus;
+    pcam_ccb *c = bus->eng.nexus;
     uint8_t reply[PCAM_MSGOUT_BYTES];
     if (m->kind == PCAM_MSGK_MODIFY_DATA_POINTER) {
         int64_t np = c != NULL ? (int64_t)c->priv.data_ptr + m->mdp_argument : -1;
@@ -196,7 +196,7 @@ static void extended_in(pcam_bus *bus, const pcam_msg *m)
         accept(bus, false);
         return;
     }
-    if (bus->conn_target >= PCAM_MAX_TARGETS) {
+    if (bus->eng.conn_target >= PCAM_MAX_TARGETS) {
         reject_and_accept(bus);
         return;
     }
@@ -208,27 +208,27 @@ static void extended_in(pcam_bus *bus, const pcam_msg *m)
      * narrow for it). */
     unsigned k = (unsigned)m->kind - PCAM_MSGK_SDTR; /* SDTR, WDTR, PPR: 0, 1, 2 */
     uint8_t once = k < 3u ? (uint8_t)(EGF_ANSWERED_SDTR << k) : 0u;
-    bool theirs = !pcam_nego_in_flight(bus, bus->conn_target);
-    if (theirs && once != 0 && (bus->engine_flags & once) != 0) {
-        (void)pcam_nego_msg_in(bus, bus->conn_target, bus->msgin, bus->msgin_len, NULL, 0);
+    bool theirs = !pcam_nego_in_flight(bus, bus->eng.conn_target);
+    if (theirs && once != 0 && (bus->eng.engine_flags & once) != 0) {
+        (void)pcam_nego_msg_in(bus, bus->eng.conn_target, bus->eng.msgin, bus->eng.msgin_len, NULL, 0);
         if (c != NULL)
             c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
         reject_and_accept(bus);
         return;
     }
-    int n = pcam_nego_msg_in(bus, bus->conn_target, bus->msgin, bus->msgin_len, reply, sizeof reply);
+    int n = pcam_nego_msg_in(bus, bus->eng.conn_target, bus->eng.msgin, bus->eng.msgin_len, reply, sizeof reply);
     if (c != NULL)
         c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
     if (n < 0) {
         reject_and_accept(bus);
         return;
     }
-    bus->msgin_len = 0;
+    bus->eng.msgin_len = 0;
     if (n > 0) {
         if (theirs)
-            bus->engine_flags |= once;
+            bus->eng.engine_flags |= once;
         pcam_eng_queue_msgout(bus, reply, (uint8_t)n);
-        if (c != NULL && pcam_nego_in_flight(bus, bus->conn_target))
+        if (c != NULL && pcam_nego_in_flight(bus, bus->eng.conn_target))
             c->priv.flags |= PCAM_CF_NEGO;
         accept(bus, true);
         return;
@@ -238,9 +238,9 @@ static void extended_in(pcam_bus *bus, const pcam_msg *m)
 
 static void message_reject_in(pcam_bus *bus)
 {
-    pcam_ccb *c = bus->nexus;
-    uint8_t last = bus->last_msgout;
-    pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->conn_target, bus->conn_lun, last);
+    pcam_ccb *c = bus->eng.nexus;
+    uint8_t last = bus->eng.last_msgout;
+    pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->eng.conn_target, bus->eng.conn_lun, last);
     if (last >= PCAM_MSG_SIMPLE_TAG && last <= PCAM_MSG_ORDERED_TAG && c != NULL) {
         /* No tags on this target: this command runs untagged, later ones are issued untagged. */
         bus->targets[c->target].flags |= PCAM_TGTF_NO_TAGS;
@@ -253,47 +253,47 @@ static void message_reject_in(pcam_bus *bus)
         /* Refused: whatever it was to end is still there, so the bus free
          * that follows is no sign of success. The recovery step's timer
          * takes the ladder a rung up. */
-        bus->engine_flags |= EGF_REFUSED;
-        bus->expect_free = EF_NONE;
+        bus->eng.engine_flags |= EGF_REFUSED;
+        bus->eng.expect_free = EF_NONE;
         if (c != NULL)
             c->u.io.recovery |= (uint16_t)(last == PCAM_MSG_TARGET_RESET ||
                                                    last == PCAM_MSG_LOGICAL_UNIT_RESET
                                                ? PCAM_RCV_DEV_RESET_REFUSED
                                                : PCAM_RCV_ABORT_REFUSED);
         pcam_core_log(bus, PCAM_LOG_WARN, "target refused an abort or reset message", NULL);
-    } else if (last == PCAM_MSG_EXTENDED && bus->conn_target < PCAM_MAX_TARGETS &&
-               pcam_nego_in_flight(bus, bus->conn_target)) {
+    } else if (last == PCAM_MSG_EXTENDED && bus->eng.conn_target < PCAM_MAX_TARGETS &&
+               pcam_nego_in_flight(bus, bus->eng.conn_target)) {
         if (c != NULL)
             c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
-        pcam_nego_rejected(bus, bus->conn_target);
+        pcam_nego_rejected(bus, bus->eng.conn_target);
         uint8_t buf[PCAM_MSGOUT_BYTES];
         /* The ladder's next rung goes out at once, in the same connection. */
-        if (pcam_nego_wanted(bus, bus->conn_target)) {
-            int n = pcam_nego_start(bus, bus->conn_target, buf, sizeof buf);
+        if (pcam_nego_wanted(bus, bus->eng.conn_target)) {
+            int n = pcam_nego_start(bus, bus->eng.conn_target, buf, sizeof buf);
             if (n > 0) {
                 pcam_eng_queue_msgout(bus, buf, (uint8_t)n);
                 if (c != NULL)
                     c->priv.flags |= PCAM_CF_NEGO;
-                bus->msgin_len = 0;
+                bus->eng.msgin_len = 0;
                 accept(bus, true);
                 return;
             }
         }
     }
-    bus->msgin_len = 0;
+    bus->eng.msgin_len = 0;
     accept(bus, false);
 }
 
 static void message_in(pcam_bus *bus, const pcam_msg *m)
 {
-    pcam_ccb *c = bus->nexus;
+    pcam_ccb *c = bus->eng.nexus;
     switch (m->kind) {
     case PCAM_MSGK_COMMAND_COMPLETE:
         if (c == NULL) {
             reject_and_accept(bus);
             return;
         }
-        bus->expect_free = EF_COMPLETE;
+        bus->eng.expect_free = EF_COMPLETE;
         break;
     case PCAM_MSGK_DISCONNECT:
         if (c == NULL) {
@@ -301,7 +301,7 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
             return;
         }
         PCAM_COUNT(bus->targets[c->target], disconnects);
-        bus->expect_free = EF_DISCONNECT;
+        bus->eng.expect_free = EF_DISCONNECT;
         break;
     case PCAM_MSGK_SAVE_DATA_POINTER:
         if (c != NULL)
@@ -312,7 +312,7 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
             c->priv.data_ptr = c->priv.saved_ptr;
             /* The answer to our INITIATOR DETECTED ERROR: the bad bytes come
              * again, so the command need not be retried for them. */
-            if (bus->last_msgout == PCAM_MSG_INITIATOR_DETECTED_ERROR &&
+            if (bus->eng.last_msgout == PCAM_MSG_INITIATOR_DETECTED_ERROR &&
                 (c->priv.recovery & 0x1Fu) <= PCAM_IDE_LIMIT)
                 c->priv.flags &= (uint8_t)~PCAM_CF_PARITY;
         }
@@ -325,17 +325,17 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
     case PCAM_MSGK_SIMPLE_TAG:
     case PCAM_MSGK_HEAD_OF_QUEUE_TAG:
     case PCAM_MSGK_ORDERED_TAG:
-        bus->msgin_len = 0;
+        bus->eng.msgin_len = 0;
         tag_in(bus, m);
         return;
     case PCAM_MSGK_IDENTIFY:
-        if (c == NULL && (bus->engine_flags & EGF_AWAIT_TAG) == 0 && bus->sel_kind == SK_IO &&
-            bus->mgmt_ccb == NULL) {
+        if (c == NULL && (bus->eng.engine_flags & EGF_AWAIT_TAG) == 0 && bus->eng.sel_kind == SK_IO &&
+            bus->eng.mgmt_ccb == NULL) {
             /* The IDENTIFY again, after our MESSAGE PARITY ERROR. (On a
              * connection of our own for a reset there is no nexus either,
              * but an IDENTIFY there is the target's confusion: reject it.) */
-            bus->msgin_len = 0;
-            identify_in(bus, bus->conn_target, m->code);
+            bus->eng.msgin_len = 0;
+            identify_in(bus, bus->eng.conn_target, m->code);
             return;
         }
         reject_and_accept(bus);
@@ -355,7 +355,7 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
         reject_and_accept(bus);
         return;
     }
-    bus->msgin_len = 0;
+    bus->eng.msgin_len = 0;
     accept(bus, false);
 }
 
@@ -366,8 +366,8 @@ static void message_in(pcam_bus *bus, const pcam_msg *m)
 static bool fast_message(pcam_bus *bus, uint8_t byte)
 {
     pcam_msg m;
-    if (bus->msgin_len == 1) {
-        uint8_t code = bus->msgin[0];
+    if (bus->eng.msgin_len == 1) {
+        uint8_t code = bus->eng.msgin[0];
         if (code < PCAM_MSG_SIMPLE_TAG || code > PCAM_MSG_ORDERED_TAG)
             return false;
         m.kind = code == PCAM_MSG_SIMPLE_TAG      ? PCAM_MSGK_SIMPLE_TAG
@@ -375,11 +375,11 @@ static bool fast_message(pcam_bus *bus, uint8_t byte)
                                                   : PCAM_MSGK_HEAD_OF_QUEUE_TAG;
         m.code = code;
         m.tag = byte;
-        bus->msgin[bus->msgin_len++] = byte;
+        bus->eng.msgin[bus->eng.msgin_len++] = byte;
         message_in(bus, &m);
         return true;
     }
-    if (bus->msgin_len != 0)
+    if (bus->eng.msgin_len != 0)
         return false;
     switch (byte) {
     case PCAM_MSG_COMMAND_COMPLETE: m.kind = PCAM_MSGK_COMMAND_COMPLETE; break;
@@ -389,14 +389,14 @@ static bool fast_message(pcam_bus *bus, uint8_t byte)
     case PCAM_MSG_SIMPLE_TAG:
     case PCAM_MSG_HEAD_OF_QUEUE_TAG:
     case PCAM_MSG_ORDERED_TAG:
-        bus->msgin[bus->msgin_len++] = byte;
+        bus->eng.msgin[bus->eng.msgin_len++] = byte;
         accept(bus, false); /* the tag byte follows */
         return true;
     default:
         return false;
     }
     m.code = byte;
-    bus->msgin[bus->msgin_len++] = byte;
+    bus->eng.msgin[bus->eng.msgin_len++] = byte;
     message_in(bus, &m);
     return true;
 }
@@ -406,24 +406,24 @@ void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev)
     if (ev->parity_error) {
         /* Ask for the whole message again. */
         uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
-        if (bus->conn_target < PCAM_MAX_TARGETS) {
-            pcam_core_event(bus, PCAM_EV_PARITY, bus->conn_target, bus->conn_lun, PCAM_PHASE_MSG_IN);
-            pcam_nego_parity(bus, bus->conn_target);
+        if (bus->eng.conn_target < PCAM_MAX_TARGETS) {
+            pcam_core_event(bus, PCAM_EV_PARITY, bus->eng.conn_target, bus->eng.conn_lun, PCAM_PHASE_MSG_IN);
+            pcam_nego_parity(bus, bus->eng.conn_target);
         }
-        bus->msgin_len = 0;
+        bus->eng.msgin_len = 0;
         pcam_eng_queue_msgout(bus, &m, 1);
         accept(bus, true);
         return;
     }
-    if (bus->msgin_len >= PCAM_MSGIN_BYTES) {
+    if (bus->eng.msgin_len >= PCAM_MSGIN_BYTES) {
         reject_and_accept(bus);
         return;
     }
     if (fast_message(bus, ev->byte))
         return;
-    bus->msgin[bus->msgin_len++] = ev->byte;
+    bus->eng.msgin[bus->eng.msgin_len++] = ev->byte;
     pcam_msg m;
-    int need = pcam_msg_decode(bus->msgin, bus->msgin_len, &m, NULL);
+    int need = pcam_msg_decode(bus->eng.msgin, bus->eng.msgin_len, &m, NULL);
     if (need > 0) {
         accept(bus, false);
         return;
@@ -437,26 +437,26 @@ void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev)
 
 void pcam_eng_msgout_taken(pcam_bus *bus, uint32_t count)
 {
-    uint8_t first = bus->msgout_len > 0 ? bus->msgout[0] : 0;
+    uint8_t first = bus->eng.msgout_len > 0 ? bus->eng.msgout[0] : 0;
     if (count > 0) {
         /* Once an abort or reset went out, the bus free it asks for is
          * matched to it: a MESSAGE REJECT we send afterwards (to a target
          * that kept talking) must not make that bus free look unexpected. */
-        if (bus->expect_free != EF_ABORT)
-            bus->last_msgout = first;
+        if (bus->eng.expect_free != EF_ABORT)
+            bus->eng.last_msgout = first;
         switch (first) {
         case PCAM_MSG_ABORT_TASK:
         case PCAM_MSG_ABORT_TASK_SET:
         case PCAM_MSG_CLEAR_TASK_SET:
         case PCAM_MSG_TARGET_RESET:
         case PCAM_MSG_LOGICAL_UNIT_RESET:
-            bus->expect_free = EF_ABORT;
+            bus->eng.expect_free = EF_ABORT;
             break;
         default:
             break;
         }
     }
-    bus->msgout_len = 0;
+    bus->eng.msgout_len = 0;
 }
 
 void pcam_eng_msgout_done(pcam_bus *bus, const pcam_hal_event *ev)

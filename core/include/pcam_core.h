@@ -1,14 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The core's internal interfaces between its concerns:
- *   xpt     CCB dispatch, device table, scan, async events, event ring
+ * The core's internal interfaces between its concerns, top layer first
+ * (a folder calls only the ones below it; docs/design.md, "Layers inside
+ * the core", and tests/layering/check.sh):
+ *   xpt     the entry points: CCB dispatch, device table, the bus scan
+ *   engine  the phase-level state machine, how a command's turn ends, the
+ *           timeout ladder (ladder.c), the script/command-level path
+ *   retry   what to do with a finished command (retry, delay, fail)
  *   queue   per-LUN pending/active queues, tags, depth control, aging, the
  *           bus scheduler that picks what to issue next
  *   nego    per-target user/goal/current agreements and SDTR/WDTR/PPR
- *   recov   what to do with a finished command (retry, delay, fail) and the
- *           timeout escalation ladder
- *   engine  the phase-level state machine driving the chip back-end
- * Everything here runs with the bus lock held.
+ *   common  CCB lists, completion delivery, async events, the event ring, log
+ *   proto   codecs and texts
+ * Each pcam_bus sub-struct is written only by its folder; others read it
+ * through the accessors here. Everything here runs with the bus lock held.
  */
 #ifndef PCAM_CORE_H
 #define PCAM_CORE_H
@@ -96,13 +101,9 @@ static inline uint64_t pcam_core_life_end(const pcam_bus *bus, const pcam_ccb *c
     return ccb->priv.queued_ns + PCAM_MS((uint64_t)PCAM_LIFE_TIMEOUTS * pcam_core_timeout_ms(bus, ccb));
 }
 
-/* Something that can make a command issuable changed (a submission, a
- * completion, a released freeze or hold, new aging decisions): the
- * scheduler must look again. Until then pcam_q_next answers at once. */
-static inline void pcam_q_touch(pcam_bus *bus)
-{
-    bus->q_dirty = 1;
-}
+#include "../queue/queue_inline.h"
+#include "../engine/engine_inline.h"
+
 /* Drop one freeze count the core took (autosense, recovery). */
 static inline void pcam_core_unfreeze(pcam_bus *bus, pcam_lun *l)
 {
@@ -112,13 +113,13 @@ static inline void pcam_core_unfreeze(pcam_bus *bus, pcam_lun *l)
     }
 }
 
-/* ---- intrusive queues (core/xpt/ccbq.c) ---- */
+/* ---- intrusive queues (core/common/ccbq.c) ---- */
 void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb);
 void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb);
 void pcam_ccbq_remove(pcam_ccb_queue *q, pcam_ccb *ccb);
 pcam_ccb *pcam_ccbq_pop_head(pcam_ccb_queue *q);
 
-/* ---- xpt: events, async, completion (core/xpt) ---- */
+/* ---- events, async, completion, log (core/common) ---- */
 void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg);
 void pcam_core_async(pcam_bus *bus, uint32_t code, uint8_t target, uint8_t lun);
 void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const char *b);
@@ -135,6 +136,9 @@ void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const cha
  * engine), each exactly once. */
 void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 void pcam_core_run_completions(pcam_bus *bus);
+#include "../common/common_inline.h"
+/* PCAM_FN_SET_ASYNC: register, update or drop an async callback. */
+uint32_t pcam_core_set_async(pcam_bus *bus, const pcam_ccb *ccb);
 
 /* ---- queue (core/queue) ---- */
 void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun);
@@ -161,14 +165,8 @@ pcam_ccb *pcam_q_find(pcam_lun *lun, int tag);
 /* The same answer from the bus's tag index: O(1) in the queue depth. */
 pcam_ccb *pcam_q_find_tag(pcam_bus *bus, uint8_t target, uint8_t lun, int tag);
 /* Earliest time a held LUN with work becomes issuable again, UINT64_MAX if
- * none. O(LUNs): for tests and diagnostics; the engine keeps bus->hold_ns. */
+ * none. O(LUNs): for tests and diagnostics; the engine keeps bus->eng.hold_ns. */
 uint64_t pcam_q_next_hold(const pcam_bus *bus);
-/* A LUN hold until `until` was set: the next deadline must cover it. */
-static inline void pcam_core_note_hold(pcam_bus *bus, uint64_t until)
-{
-    if (until < bus->hold_ns)
-        bus->hold_ns = until;
-}
 const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun);
 
 /* ---- nego (core/nego) ---- */
@@ -209,36 +207,41 @@ bool pcam_nego_in_flight(const pcam_bus *bus, uint8_t target);
 static inline const uint8_t *pcam_core_sense(const pcam_bus *bus, const pcam_ccb *ccb, uint32_t *len)
 {
     if ((ccb->priv.flags & PCAM_CF_BUS_SENSE) != 0) {
-        *len = bus->sense_got;
-        return bus->sense_buf;
+        *len = bus->eng.sense_got;
+        return bus->eng.sense_buf;
     }
     *len = (uint32_t)ccb->u.io.sense_len - ccb->u.io.sense_resid;
     return ccb->u.io.sense;
 }
 
-/* ---- recov (core/recov) ---- */
-typedef enum pcam_recov_action {
+/* ---- retry policy (core/retry) ---- */
+typedef enum pcam_retry_action {
     PCAM_RA_COMPLETE,      /* finish with the status already set */
     PCAM_RA_RETRY,         /* requeue, one retry spent */
     PCAM_RA_RETRY_DELAY,   /* requeue after *delay_ms, one retry spent */
     PCAM_RA_QUEUE_FULL,    /* lower the depth and requeue, no retry spent */
     PCAM_RA_REQUEUE        /* requeue after *delay_ms (may be 0), no retry spent */
-} pcam_recov_action;
+} pcam_retry_action;
 /* Decide what to do with a SCSI I/O whose status phase has passed (and
  * whose autosense, if any, is in). Sets ccb->status for PCAM_RA_COMPLETE.
  * Triggers renegotiation on UNIT ATTENTION for power-on/reset. */
-pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms);
+pcam_retry_action pcam_retry_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms);
 /* A transport failure (parity, unexpected bus free, illegal phase...): retry
  * within the budget, else complete with `status`. */
-pcam_recov_action pcam_recov_transport(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
+pcam_retry_action pcam_retry_transport(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 
 /* ---- scan (core/xpt/scan.c) ---- */
 void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb);
+/* PCAM_FN_ABORT of a scan request: false if the victim is none (the engine's). */
+bool pcam_scan_abort(pcam_bus *bus, pcam_ccb *ccb);
+/* Complete every scan request, waiting or running, with `status`. */
+void pcam_scan_cancel(pcam_bus *bus, uint32_t status);
 
 /* ---- engine (core/engine) ---- */
 /* PCAM_FN_ABORT, PCAM_FN_RESET_BUS, shutdown. */
 void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb);
+void pcam_engine_reset_dev(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_engine_shutdown(pcam_bus *bus);
 void pcam_engine_init(pcam_bus *bus);
 /* pcam_bus_check_invariants()'s engine part: no orphan active CCB, sane

@@ -114,8 +114,8 @@ void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun)
 
 void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
-    bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
+    bus->q.pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    bus->q.pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
     pcam_q_touch(bus);
     ccb->priv.state = PCAM_CS_PENDING;
     /* seq 0 = never issued: keeps it out of the requeued zone at the front. */
@@ -141,14 +141,14 @@ void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 
 void pcam_q_index_add(pcam_bus *bus, pcam_ccb *ccb)
 {
-    pcam_ccb **head = &bus->q_tags[pcam_q_tag_bucket(ccb->target, ccb->lun, ccb->priv.tag)];
+    pcam_ccb **head = &bus->q.tags[pcam_q_tag_bucket(ccb->target, ccb->lun, ccb->priv.tag)];
     ccb->priv.tag_next = *head;
     *head = ccb;
 }
 
 static void index_remove(pcam_bus *bus, pcam_ccb *ccb)
 {
-    pcam_ccb **pp = &bus->q_tags[pcam_q_tag_bucket(ccb->target, ccb->lun, ccb->priv.tag)];
+    pcam_ccb **pp = &bus->q.tags[pcam_q_tag_bucket(ccb->target, ccb->lun, ccb->priv.tag)];
     for (; *pp != NULL; pp = &(*pp)->priv.tag_next) {
         if (*pp == ccb) {
             *pp = ccb->priv.tag_next;
@@ -166,9 +166,9 @@ static void leave_active(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
         index_remove(bus, ccb);
     if (lun->active.count == 0) {
         unsigned t = ccb->target & (PCAM_MAX_TARGETS - 1u);
-        bus->q_act_luns[t] &= ~pcam_bit64(ccb->lun & 63u);
-        if (bus->q_act_luns[t] == 0)
-            bus->q_act_targets &= (uint16_t)~(1u << t);
+        bus->q.act_luns[t] &= ~pcam_bit64(ccb->lun & 63u);
+        if (bus->q.act_luns[t] == 0)
+            bus->q.act_targets &= (uint16_t)~(1u << t);
     }
     if (ccb->priv.tag_msg != 0)
         tag_free(lun, ccb->priv.tag);
@@ -212,8 +212,8 @@ static void requeue(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 
 void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 {
-    bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
+    bus->q.pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    bus->q.pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
     pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun != NULL)
@@ -225,7 +225,7 @@ void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
     /* A freed slot or tag matters only to work that is waiting: with nothing
      * pending anywhere (the hint is a superset), the next look would find
      * nothing, and one per completion is a good part of a command's cost. */
-    if (bus->q_pend_targets != 0)
+    if (bus->q.pend_targets != 0)
         pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun == NULL)
@@ -269,8 +269,8 @@ uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb)
     requeue(bus, lun, ccb);
     /* Back on the pending queue: the scheduler's hints must show it, or a
      * LUN it already dropped from them would never be looked at again. */
-    bus->q_pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
-    bus->q_pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
+    bus->q.pend_targets |= (uint16_t)(1u << (ccb->target & 15u));
+    bus->q.pend_luns[ccb->target & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(ccb->lun & 63u);
     PCAM_COUNT(bus->targets[ccb->target], queue_fulls);
     pcam_core_event(bus, PCAM_EV_QUEUE_FULL, ccb->target, ccb->lun, depth);
     return depth;
@@ -298,7 +298,7 @@ pcam_ccb *pcam_q_find_tag(pcam_bus *bus, uint8_t target, uint8_t lun, int tag)
         return NULL;
     /* A bucket holds at most one command per LUN: a short walk whatever
      * the queue depth, where the active queue would be a long one. */
-    for (pcam_ccb *c = bus->q_tags[pcam_q_tag_bucket(target, lun, (unsigned)tag)]; c != NULL;
+    for (pcam_ccb *c = bus->q.tags[pcam_q_tag_bucket(target, lun, (unsigned)tag)]; c != NULL;
          c = c->priv.tag_next) {
         if (c->priv.tag == tag && c->lun == lun && c->target == target)
             return c;
@@ -408,7 +408,7 @@ static const char *check_index(const pcam_bus *bus, const pcam_lun *lun)
     for (const pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next) {
         if (c->priv.tag_msg == 0)
             continue;
-        const pcam_ccb *x = bus->q_tags[pcam_q_tag_bucket(c->target, c->lun, c->priv.tag)];
+        const pcam_ccb *x = bus->q.tags[pcam_q_tag_bucket(c->target, c->lun, c->priv.tag)];
         uint32_t guard = 0;
         while (x != NULL && x != c && guard++ < PCAM_MAX_TARGETS * PCAM_MAX_LUNS)
             x = x->priv.tag_next;
@@ -476,10 +476,10 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
     unsigned nt = pcam_q_ntargets(bus);
     for (unsigned t = 0; t < nt; t++) {
         uint32_t sum = 0;
-        uint64_t work = bus->q_act_luns[t] | bus->q_pend_luns[t];
+        uint64_t work = bus->q.act_luns[t] | bus->q.pend_luns[t];
         if (lpt < 64u)
             work &= pcam_bit64(lpt) - 1u;
-        if ((((bus->q_act_targets >> t) & 1u) != 0) != (bus->q_act_luns[t] != 0))
+        if ((((bus->q.act_targets >> t) & 1u) != 0) != (bus->q.act_luns[t] != 0))
             return "active-target mask disagrees with the active-LUN mask";
         for (unsigned l = 0; work != 0 && l < lpt; l++, work >>= 1) {
             if ((work & 1u) == 0)
@@ -489,7 +489,7 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
             if (e != NULL)
                 return e;
             sum += x->active.count;
-            if (l < 64u && ((bus->q_act_luns[t] & pcam_bit64(l)) != 0) != (x->active.count != 0))
+            if (l < 64u && ((bus->q.act_luns[t] & pcam_bit64(l)) != 0) != (x->active.count != 0))
                 return "active-LUN mask disagrees with the active queues";
         }
         if (sum != bus->targets[t].active)

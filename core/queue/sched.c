@@ -119,8 +119,8 @@ static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint6
     if (msg != 0)
         pcam_q_index_add(bus, ccb);
     if (lun->active.count == 1u) {
-        bus->q_act_luns[t & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(l & 63u);
-        bus->q_act_targets |= (uint16_t)(1u << (t & 15u));
+        bus->q.act_luns[t & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(l & 63u);
+        bus->q.act_targets |= (uint16_t)(1u << (t & 15u));
     }
     bus->targets[t].active++;
     return ccb;
@@ -142,9 +142,9 @@ static void split_at(uint64_t mask, unsigned start, uint64_t *first, uint64_t *t
 static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now)
 {
     unsigned lpt = bus->cfg.luns_per_target;
-    unsigned start = bus->q_rr_lun[t];
+    unsigned start = bus->q.rr_lun[t];
     bool any = false;
-    uint64_t mask = bus->q_pend_luns[t];
+    uint64_t mask = bus->q.pend_luns[t];
     uint64_t part[2];
     if (start >= lpt)
         start %= lpt;
@@ -156,7 +156,7 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
             uint8_t l = (uint8_t)pcam_q_ctz64(m);
             pcam_lun *lun = pcam_core_lun(bus, t, l);
             if (lun == NULL || lun->pending.head == NULL) {
-                bus->q_pend_luns[t] &= ~pcam_bit64(l); /* the hint is a superset */
+                bus->q.pend_luns[t] &= ~pcam_bit64(l); /* the hint is a superset */
                 continue;
             }
             any = true;
@@ -168,17 +168,17 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
             if (lun->pending.head == NULL) {
                 /* Drained: drop the hints now, so the next look (after the
                  * next completion, say) does not walk to an empty LUN. */
-                bus->q_pend_luns[t] &= ~pcam_bit64(l);
-                if (bus->q_pend_luns[t] == 0)
-                    bus->q_pend_targets &= (uint16_t)~(1u << t);
+                bus->q.pend_luns[t] &= ~pcam_bit64(l);
+                if (bus->q.pend_luns[t] == 0)
+                    bus->q.pend_targets &= (uint16_t)~(1u << t);
             }
-            bus->q_rr_lun[t] = (uint8_t)(l + 1u < lpt ? l + 1u : 0u);
-            bus->rr_target = (uint8_t)(t + 1u < nt ? t + 1u : 0u);
+            bus->q.rr_lun[t] = (uint8_t)(l + 1u < lpt ? l + 1u : 0u);
+            bus->q.rr_target = (uint8_t)(t + 1u < nt ? t + 1u : 0u);
             return ccb;
         }
     }
     if (!any) /* the hint is a superset; drop the target once it is empty */
-        bus->q_pend_targets &= (uint16_t)~(1u << t);
+        bus->q.pend_targets &= (uint16_t)~(1u << t);
     return NULL;
 }
 
@@ -192,8 +192,8 @@ static bool target_usable(const pcam_bus *bus, unsigned t)
  * aging holds back; only targets hinted to have pending work are visited. */
 static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, uint64_t now)
 {
-    unsigned start = bus->rr_target;
-    uint32_t cand = (uint32_t)bus->q_pend_targets & ~(uint32_t)bus->q_throttled &
+    unsigned start = bus->q.rr_target;
+    uint32_t cand = (uint32_t)bus->q.pend_targets & ~(uint32_t)bus->q.throttled &
                     ((1u << nt) - 1u);
     uint64_t part[2];
     if (start >= nt)
@@ -246,7 +246,7 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
     uint64_t long_ms = (uint64_t)bus->cfg.default_timeout_ms * 4u;
     /* Only LUNs with work: the active mask is exact, the pending one a
      * superset; walked in LUN order so a tie still names the lowest LUN. */
-    uint64_t work = bus->q_act_luns[t] | bus->q_pend_luns[t];
+    uint64_t work = bus->q.act_luns[t] | bus->q.pend_luns[t];
     if (lpt < 64u)
         work &= pcam_bit64(lpt) - 1u;
     for (; work != 0; work &= work - 1u) {
@@ -301,14 +301,14 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     uint16_t all = (uint16_t)((1u << nt) - 1u);
 
     /* Busy: commands active (an exact mask) or maybe pending (the hint). */
-    uint16_t busy = (uint16_t)((bus->q_act_targets | bus->q_pend_targets) & all);
+    uint16_t busy = (uint16_t)((bus->q.act_targets | bus->q.pend_targets) & all);
     if ((busy & (busy - 1u)) == 0) {
         /* One target cannot be starved by another: nothing to even out. */
-        bus->q_throttled = 0;
-        bus->q_owed = 0;
-        bus->q_starving = 0;
-        memset(bus->q_issued, 0, sizeof bus->q_issued);
-        bus->q_age_next_ns = now + limit / 16u + 1u;
+        bus->q.throttled = 0;
+        bus->q.owed = 0;
+        bus->q.starving = 0;
+        memset(bus->q.issued, 0, sizeof bus->q.issued);
+        bus->q.age_next_ns = now + limit / 16u + 1u;
         pcam_q_touch(bus); /* targets it held may go now */
         return -1;
     }
@@ -338,19 +338,19 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     uint32_t floor = UINT32_MAX;
     for (uint32_t m = owed; m != 0; m &= m - 1u) {
         unsigned t = pcam_q_ctz32(m);
-        if (bus->q_issued[t] < floor)
-            floor = bus->q_issued[t];
+        if (bus->q.issued[t] < floor)
+            floor = bus->q.issued[t];
     }
     /* Only a target issued more than floor + slack can be held (the least
      * count it is compared with is never below the floor): note those. */
     uint32_t over = 0;
     if (floor == UINT32_MAX) {
-        memset(bus->q_issued, 0, sizeof bus->q_issued);
+        memset(bus->q.issued, 0, sizeof bus->q.issued);
     } else {
         for (unsigned t = 0; t < nt; t++) {
-            if ((owed & (1u << t)) == 0 && bus->q_issued[t] < floor)
-                bus->q_issued[t] = floor;
-            if ((uint64_t)bus->q_issued[t] > (uint64_t)floor + slack)
+            if ((owed & (1u << t)) == 0 && bus->q.issued[t] < floor)
+                bus->q.issued[t] = floor;
+            if ((uint64_t)bus->q.issued[t] > (uint64_t)floor + slack)
                 over |= 1u << t;
         }
     }
@@ -366,22 +366,22 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     for (uint32_t m = ranks; m != 0; m &= m - 1u) {
         unsigned p = pcam_q_ctz32(m);
         unsigned x = p < 8u ? p + 8u : p - 8u; /* the ID of arbitration rank p */
-        if (least_below != UINT64_MAX && (uint64_t)bus->q_issued[x] > least_below + slack)
+        if (least_below != UINT64_MAX && (uint64_t)bus->q.issued[x] > least_below + slack)
             held |= (uint16_t)(1u << x);
-        if ((owed & (1u << x)) != 0 && bus->q_issued[x] < least_below)
-            least_below = bus->q_issued[x];
+        if ((owed & (1u << x)) != 0 && bus->q.issued[x] < least_below)
+            least_below = bus->q.issued[x];
     }
-    for (uint32_t m = held & ~(uint32_t)bus->q_throttled; m != 0; m &= m - 1u)
+    for (uint32_t m = held & ~(uint32_t)bus->q.throttled; m != 0; m &= m - 1u)
         PCAM_COUNT(bus->targets[pcam_q_ctz32(m)], bus_holds);
-    bus->q_throttled = held;
+    bus->q.throttled = held;
     pcam_q_touch(bus);
-    bus->q_owed = owed;
-    bus->q_age_next_ns = now + limit / 16u + 1u;
+    bus->q.owed = owed;
+    bus->q.age_next_ns = now + limit / 16u + 1u;
     if (most < 0) {
-        bus->q_starving = 0;
-    } else if (bus->q_starving != (uint8_t)(most + 1)) {
+        bus->q.starving = 0;
+    } else if (bus->q.starving != (uint8_t)(most + 1)) {
         /* Count and log an episode once, not on every evaluation. */
-        bus->q_starving = (uint8_t)(most + 1);
+        bus->q.starving = (uint8_t)(most + 1);
         PCAM_COUNT(bus->targets[most], starve_boosts);
         uint64_t ms = most_age / 1000000u; /* once an episode: the one 64-bit division */
         pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, lun_of[most],
@@ -398,17 +398,17 @@ static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
     if (ccb == NULL)
         return NULL;
     unsigned x = ccb->target;
-    if (bus->q_issued[x] < UINT32_MAX)
-        bus->q_issued[x]++;
+    if (bus->q.issued[x] < UINT32_MAX)
+        bus->q.issued[x]++;
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
-    for (uint32_t m = bus->q_owed; m != 0; m &= m - 1u) {
+    for (uint32_t m = bus->q.owed; m != 0; m &= m - 1u) {
         unsigned y = pcam_q_ctz32(m);
         if (pcam_q_prio(y) >= pcam_q_prio(x))
             continue;
-        if (bus->q_issued[x] > bus->q_issued[y] + slack) {
-            if ((bus->q_throttled & (1u << x)) == 0)
+        if (bus->q.issued[x] > bus->q.issued[y] + slack) {
+            if ((bus->q.throttled & (1u << x)) == 0)
                 PCAM_COUNT(bus->targets[x], bus_holds);
-            bus->q_throttled |= (uint16_t)(1u << x);
+            bus->q.throttled |= (uint16_t)(1u << x);
             break;
         }
     }
@@ -420,7 +420,7 @@ void pcam_q_tick(pcam_bus *bus, uint64_t now)
     unsigned nt = pcam_q_ntargets(bus);
     if (nt == 0 || !bus->cfg.aging_enabled || bus->cfg.bus_starve_ms == 0)
         return;
-    if (now >= bus->q_age_next_ns)
+    if (now >= bus->q.age_next_ns)
         evaluate_aging(bus, nt, now);
 }
 
@@ -432,19 +432,19 @@ void pcam_q_tick(pcam_bus *bus, uint64_t now)
  * of scripts/bench.sh loses 0.3% of its IOPS when those looks come later.) */
 static bool settled(const pcam_bus *bus)
 {
-    uint32_t busy = (uint32_t)(bus->q_act_targets | bus->q_pend_targets);
-    return bus->q_pend_targets == 0 && (busy & (busy - 1u)) == 0;
+    uint32_t busy = (uint32_t)(bus->q.act_targets | bus->q.pend_targets);
+    return bus->q.pend_targets == 0 && (busy & (busy - 1u)) == 0;
 }
 
 pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
 {
-    if (!bus->q_dirty)
+    if (!bus->q.dirty)
         return NULL;
     /* Nothing hinted that may go and no look due: the full path would find
      * the same nothing (a target without its hint bit has no LUN bits). */
-    if (bus->cfg.aging_enabled && bus->cfg.bus_starve_ms != 0 && now < bus->q_age_next_ns &&
-        (bus->q_pend_targets & (uint16_t)~bus->q_throttled) == 0) {
-        bus->q_dirty = 0;
+    if (bus->cfg.aging_enabled && bus->cfg.bus_starve_ms != 0 && now < bus->q.age_next_ns &&
+        (bus->q.pend_targets & (uint16_t)~bus->q.throttled) == 0) {
+        bus->q.dirty = 0;
         return NULL;
     }
     unsigned nt = pcam_q_ntargets(bus);
@@ -452,22 +452,22 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
         return NULL;
     /* A zero threshold means per-bus aging is off (it would hold back everyone). */
     if (!bus->cfg.aging_enabled || bus->cfg.bus_starve_ms == 0) {
-        bus->q_throttled = 0;
-        bus->q_owed = 0;
-        bus->q_starving = 0;
+        bus->q.throttled = 0;
+        bus->q.owed = 0;
+        bus->q.starving = 0;
         pcam_ccb *plain = round_robin(bus, nt, now);
-        if (plain == NULL || bus->q_pend_targets == 0)
-            bus->q_dirty = 0;
+        if (plain == NULL || bus->q.pend_targets == 0)
+            bus->q.dirty = 0;
         return plain;
     }
-    if (now >= bus->q_age_next_ns)
+    if (now >= bus->q.age_next_ns)
         evaluate_aging(bus, nt, now);
-    if (bus->q_starving != 0 && (bus->q_throttled & (1u << (bus->q_starving - 1u))) == 0 &&
-        target_usable(bus, bus->q_starving - 1u)) {
-        pcam_ccb *ccb = from_target(bus, nt, (uint8_t)(bus->q_starving - 1u), now);
+    if (bus->q.starving != 0 && (bus->q.throttled & (1u << (bus->q.starving - 1u))) == 0 &&
+        target_usable(bus, bus->q.starving - 1u)) {
+        pcam_ccb *ccb = from_target(bus, nt, (uint8_t)(bus->q.starving - 1u), now);
         if (ccb != NULL) {
             if (settled(bus))
-                bus->q_dirty = 0;
+                bus->q.dirty = 0;
             return counted(bus, ccb);
         }
     }
@@ -475,7 +475,7 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
      * deadline includes while anything is held, so it cannot be forgotten. */
     pcam_ccb *ccb = counted(bus, round_robin(bus, nt, now));
     if (ccb == NULL || settled(bus))
-        bus->q_dirty = 0; /* nothing issuable until something changes */
+        bus->q.dirty = 0; /* nothing issuable until something changes */
     return ccb;
 }
 

@@ -102,13 +102,13 @@ static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
 {
     uint32_t list_bytes = 0, count = 0;
     pcam_report_luns_header(buf, len, &list_bytes, &count);
-    bus->scan_lunmask = 0;
+    bus->scan.lunmask = 0;
     for (uint32_t i = 0; i < count; i++) {
         pcam_lun_addr a;
         if (pcam_report_luns_get(buf, len, i, &a) != PCAM_OK || !a.has_lun || a.has_next_level)
             continue;
         if (a.lun != 0 && a.lun < bus->cfg.luns_per_target && a.lun < 64)
-            bus->scan_lunmask |= pcam_bit64(a.lun);
+            bus->scan.lunmask |= pcam_bit64(a.lun);
     }
 }
 #endif
@@ -117,25 +117,25 @@ static void lunmask_from_report(pcam_bus *bus, const uint8_t *buf, uint32_t len)
 static void default_lunmask(pcam_bus *bus)
 {
     unsigned n = bus->cfg.luns_per_target < 8 ? bus->cfg.luns_per_target : 8;
-    bus->scan_lunmask = ((1u << n) - 1u) & ~1u;
+    bus->scan.lunmask = ((1u << n) - 1u) & ~1u;
 }
 
 /* Move the cursor to the next LUN to probe, or the next target; false when done. */
 static bool scan_advance(pcam_bus *bus)
 {
-    uint8_t t = bus->scan_target;
-    if ((bus->scan_flags & SCAN_ONE_LUN) != 0)
+    uint8_t t = bus->scan.target;
+    if ((bus->scan.flags & SCAN_ONE_LUN) != 0)
         return false;
     /* LUNs of the current target that the new mask leaves out are gone. */
-    while (bus->scan_flags != 0 && (bus->scan_flags & SCAN_STAGE) == SCAN_INQ) {
-        unsigned l = (unsigned)bus->scan_lun + 1;
+    while (bus->scan.flags != 0 && (bus->scan.flags & SCAN_STAGE) == SCAN_INQ) {
+        unsigned l = (unsigned)bus->scan.lun + 1;
         for (; l < bus->cfg.luns_per_target; l++) {
-            if (l < 64 && (bus->scan_lunmask & pcam_bit64(l)) != 0)
+            if (l < 64 && (bus->scan.lunmask & pcam_bit64(l)) != 0)
                 break;
             set_lun_absent(bus, t, (uint8_t)l);
         }
         if (l < bus->cfg.luns_per_target) {
-            bus->scan_lun = (uint8_t)l;
+            bus->scan.lun = (uint8_t)l;
             return true;
         }
         break;
@@ -143,9 +143,9 @@ static bool scan_advance(pcam_bus *bus)
     for (unsigned nt = (unsigned)t + 1; nt < bus->caps.max_targets; nt++) {
         if (nt == bus->caps.initiator_id)
             continue;
-        bus->scan_target = (uint8_t)nt;
-        bus->scan_lun = 0;
-        bus->scan_flags = SCAN_INQ0;
+        bus->scan.target = (uint8_t)nt;
+        bus->scan.lun = 0;
+        bus->scan.flags = SCAN_INQ0;
         return true;
     }
     return false;
@@ -153,11 +153,11 @@ static bool scan_advance(pcam_bus *bus)
 
 static void scan_finish(pcam_bus *bus, uint32_t status)
 {
-    pcam_ccb *req = bus->scan_ccb;
-    bus->scan_ccb = NULL;
-    bus->scan_flags = 0;
+    pcam_ccb *req = bus->scan.ccb;
+    bus->scan.ccb = NULL;
+    bus->scan.flags = 0;
     pcam_core_complete(bus, req, status);
-    pcam_ccb *next = pcam_ccbq_pop_head(&bus->scan_q);
+    pcam_ccb *next = pcam_ccbq_pop_head(&bus->scan.q);
     if (next != NULL)
         pcam_scan_start(bus, next);
 }
@@ -175,7 +175,7 @@ static bool scan_tur_again(pcam_bus *bus, const pcam_ccb *ic)
         return false;
     if ((ic->status & PCAM_AUTOSNS_VALID) == 0)
         return true; /* the sense could not be had: try again, bounded */
-    if (pcam_sense_decode(bus->internal_buf + SCAN_SENSE_OFF,
+    if (pcam_sense_decode(bus->xpt.internal_buf + SCAN_SENSE_OFF,
                           (size_t)(SCAN_SENSE_LEN - ic->u.io.sense_resid), &s) != PCAM_OK || !s.key_valid)
         return true;
     return s.key == PCAM_SK_UNIT_ATTENTION ||
@@ -187,7 +187,7 @@ static bool scan_tur_again(pcam_bus *bus, const pcam_ccb *ic)
  * command meets a ready device. */
 static void scan_start_tur(pcam_bus *bus, bool after_inq0)
 {
-    bus->scan_flags = (uint8_t)((bus->scan_flags & SCAN_ONE_LUN) | SCAN_TUR |
+    bus->scan.flags = (uint8_t)((bus->scan.flags & SCAN_ONE_LUN) | SCAN_TUR |
                                 (after_inq0 ? SCAN_TUR_INQ0 : 0u));
     scan_issue(bus);
 }
@@ -195,32 +195,38 @@ static void scan_start_tur(pcam_bus *bus, bool after_inq0)
 static void scan_done(pcam_ccb *ic)
 {
     pcam_bus *bus = ic->user;
-    uint8_t t = bus->scan_target, l = bus->scan_lun;
+    uint8_t t = bus->scan.target, l = bus->scan.lun;
     uint32_t st = ic->status & PCAM_STATUS_MASK;
     uint32_t got = ic->u.io.data_len - ic->u.io.resid;
-    uint8_t stage = bus->scan_flags & SCAN_STAGE;
+    uint8_t stage = bus->scan.flags & SCAN_STAGE;
 
-    if (bus->scan_ccb == NULL)
+    if (bus->scan.ccb == NULL)
         return; /* shut down while the probe was in flight */
+    if (pcam_engine_shut_down(bus)) {
+        /* The chip died under the probe (the engine failed every command
+         * with NO_HBA): the scan and every request behind it end so too. */
+        pcam_scan_cancel(bus, PCAM_NO_HBA);
+        return;
+    }
     if (stage == SCAN_TUR) {
-        unsigned n = ((unsigned)bus->scan_flags >> SCAN_TUR_SHIFT) & 7u;
-        bool inq0 = (bus->scan_flags & SCAN_TUR_INQ0) != 0;
+        unsigned n = ((unsigned)bus->scan.flags >> SCAN_TUR_SHIFT) & 7u;
+        bool inq0 = (bus->scan.flags & SCAN_TUR_INQ0) != 0;
         if (++n < SCAN_TUR_MAX && scan_tur_again(bus, ic)) {
-            bus->scan_flags = (uint8_t)((bus->scan_flags & ~(7u << SCAN_TUR_SHIFT)) | (n << SCAN_TUR_SHIFT));
+            bus->scan.flags = (uint8_t)((bus->scan.flags & ~(7u << SCAN_TUR_SHIFT)) | (n << SCAN_TUR_SHIFT));
             scan_issue(bus);
             return;
         }
         /* Go on where the INQUIRY left off (its data is still in the buffer). */
-        bus->scan_flags = (uint8_t)((bus->scan_flags & SCAN_ONE_LUN) | (inq0 ? SCAN_INQ0 : SCAN_INQ));
+        bus->scan.flags = (uint8_t)((bus->scan.flags & SCAN_ONE_LUN) | (inq0 ? SCAN_INQ0 : SCAN_INQ));
         stage = inq0 ? SCAN_INQ0 : SCAN_INQ;
         st = PCAM_REQ_CMP;
-        got = bus->scan_inq_got;
+        got = bus->scan.inq_got;
     } else if (stage == SCAN_INQ0 || stage == SCAN_INQ) {
         if (st == PCAM_REQ_CMP) {
-            record_inquiry(bus, t, l, bus->internal_buf, got);
+            record_inquiry(bus, t, l, bus->xpt.internal_buf, got);
             pcam_lun *lu = pcam_core_lun(bus, t, l);
             if (lu != NULL && (lu->flags & PCAM_LUNF_PRESENT) != 0) {
-                bus->scan_inq_got = (uint8_t)(got < 255u ? got : 255u);
+                bus->scan.inq_got = (uint8_t)(got < 255u ? got : 255u);
                 scan_start_tur(bus, stage == SCAN_INQ0);
                 return;
             }
@@ -238,34 +244,34 @@ static void scan_done(pcam_ccb *ic)
                 bus->targets[t].flags &= (uint8_t)~PCAM_TGTF_PRESENT;
             }
         }
-        if (stage == SCAN_INQ0 && st == PCAM_REQ_CMP && (bus->scan_flags & SCAN_ONE_LUN) == 0) {
+        if (stage == SCAN_INQ0 && st == PCAM_REQ_CMP && (bus->scan.flags & SCAN_ONE_LUN) == 0) {
 #if PCAM_CFG_REPORT_LUNS
             const pcam_lun *lun0 = pcam_core_lun(bus, t, 0);
-            uint8_t version = got > 2 ? bus->internal_buf[2] : 0;
+            uint8_t version = got > 2 ? bus->xpt.internal_buf[2] : 0;
             bool report = bus->cfg.scan_report_luns && version >= 5 && lun0 != NULL;
             if (report) {
-                bus->scan_flags = SCAN_RLUNS;
+                bus->scan.flags = SCAN_RLUNS;
                 scan_issue(bus);
                 return;
             }
 #endif
             default_lunmask(bus);
-            bus->scan_flags = SCAN_INQ;
-            bus->scan_lun = 0;
-        } else if (stage == SCAN_INQ0 && (bus->scan_flags & SCAN_ONE_LUN) == 0) {
-            bus->scan_flags = SCAN_INQ;
-            bus->scan_lunmask = 0;
-            bus->scan_lun = 0;
+            bus->scan.flags = SCAN_INQ;
+            bus->scan.lun = 0;
+        } else if (stage == SCAN_INQ0 && (bus->scan.flags & SCAN_ONE_LUN) == 0) {
+            bus->scan.flags = SCAN_INQ;
+            bus->scan.lunmask = 0;
+            bus->scan.lun = 0;
         }
     }
 #if PCAM_CFG_REPORT_LUNS
     else if (stage == SCAN_RLUNS) {
         if (st == PCAM_REQ_CMP)
-            lunmask_from_report(bus, bus->internal_buf, got);
+            lunmask_from_report(bus, bus->xpt.internal_buf, got);
         else
             default_lunmask(bus);
-        bus->scan_flags = SCAN_INQ;
-        bus->scan_lun = 0;
+        bus->scan.flags = SCAN_INQ;
+        bus->scan.lun = 0;
     }
 #endif
     if (!scan_advance(bus)) {
@@ -277,36 +283,36 @@ static void scan_done(pcam_ccb *ic)
 
 static void scan_issue(pcam_bus *bus)
 {
-    pcam_ccb *ic = &bus->internal;
-    uint8_t stage = bus->scan_flags & SCAN_STAGE;
+    pcam_ccb *ic = &bus->xpt.internal;
+    uint8_t stage = bus->scan.flags & SCAN_STAGE;
     memset(ic, 0, sizeof *ic);
     ic->func = PCAM_FN_SCSI_IO;
-    ic->target = bus->scan_target;
-    ic->lun = stage == SCAN_INQ ? bus->scan_lun : 0;
-    if ((bus->scan_flags & SCAN_ONE_LUN) != 0)
-        ic->lun = bus->scan_lun;
+    ic->target = bus->scan.target;
+    ic->lun = stage == SCAN_INQ ? bus->scan.lun : 0;
+    if ((bus->scan.flags & SCAN_ONE_LUN) != 0)
+        ic->lun = bus->scan.lun;
     ic->done = scan_done;
     ic->user = bus;
     ic->u.io.dir = PCAM_DIR_IN;
-    ic->u.io.data = bus->internal_buf;
+    ic->u.io.data = bus->xpt.internal_buf;
     ic->u.io.retries = bus->cfg.default_retries;
     if (stage == SCAN_TUR) {
         /* TEST UNIT READY: no data; the core's own retries are off, the loop
          * in scan_done counts them, and the sense tells it whether to go on. */
-        ic->lun = bus->scan_lun;
+        ic->lun = bus->scan.lun;
         ic->flags = PCAM_CCB_NO_RECOVERY;
         ic->u.io.dir = PCAM_DIR_NONE;
         ic->u.io.data = NULL;
         ic->u.io.retries = 0;
-        ic->u.io.sense = bus->internal_buf + SCAN_SENSE_OFF;
+        ic->u.io.sense = bus->xpt.internal_buf + SCAN_SENSE_OFF;
         ic->u.io.sense_len = SCAN_SENSE_LEN;
         ic->u.io.cdb_len = 6; /* all zero, like the data length: ic was cleared */
     }
 #if PCAM_CFG_REPORT_LUNS
     else if (stage == SCAN_RLUNS) {
-        ic->u.io.data_len = sizeof bus->internal_buf;
+        ic->u.io.data_len = sizeof bus->xpt.internal_buf;
         ic->u.io.cdb_len = (uint8_t)pcam_cdb_report_luns(ic->u.io.cdb, sizeof ic->u.io.cdb, 0,
-                                                         (uint32_t)sizeof bus->internal_buf);
+                                                         (uint32_t)sizeof bus->xpt.internal_buf);
     }
 #endif
     else {
@@ -317,23 +323,52 @@ static void scan_issue(pcam_bus *bus)
     pcam_action(bus, ic);
 }
 
+bool pcam_scan_abort(pcam_bus *bus, pcam_ccb *ccb)
+{
+    pcam_ccb *v = ccb->u.abort.victim;
+    if (v == NULL || v == ccb || v->priv.magic != PCAM_CCB_MAGIC || v->priv.state != PCAM_CS_MGMT ||
+        (v->func != PCAM_FN_SCAN_BUS && v->func != PCAM_FN_SCAN_LUN))
+        return false;
+    if (v == bus->scan.ccb) {
+        pcam_core_complete(bus, ccb, PCAM_REQ_INVALID); /* already on the bus */
+        return true;
+    }
+    pcam_ccbq_remove(&bus->scan.q, v);
+    pcam_core_complete(bus, v, PCAM_REQ_ABORTED);
+    pcam_core_complete(bus, ccb, PCAM_REQ_CMP);
+    return true;
+}
+
+void pcam_scan_cancel(pcam_bus *bus, uint32_t status)
+{
+    pcam_ccb *c;
+    while ((c = pcam_ccbq_pop_head(&bus->scan.q)) != NULL)
+        pcam_core_complete(bus, c, status);
+    if (bus->scan.ccb != NULL) {
+        c = bus->scan.ccb;
+        bus->scan.ccb = NULL;
+        bus->scan.flags = 0;
+        pcam_core_complete(bus, c, status);
+    }
+}
+
 void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb)
 {
     ccb->priv.state = PCAM_CS_MGMT;
-    if (bus->scan_ccb != NULL) {
-        pcam_ccbq_push_tail(&bus->scan_q, ccb);
+    if (bus->scan.ccb != NULL) {
+        pcam_ccbq_push_tail(&bus->scan.q, ccb);
         return;
     }
-    bus->scan_ccb = ccb;
+    bus->scan.ccb = ccb;
     if (ccb->func == PCAM_FN_SCAN_LUN) {
-        bus->scan_target = ccb->target;
-        bus->scan_lun = ccb->lun;
-        bus->scan_flags = (uint8_t)((ccb->lun == 0 ? SCAN_INQ0 : SCAN_INQ) | SCAN_ONE_LUN);
+        bus->scan.target = ccb->target;
+        bus->scan.lun = ccb->lun;
+        bus->scan.flags = (uint8_t)((ccb->lun == 0 ? SCAN_INQ0 : SCAN_INQ) | SCAN_ONE_LUN);
     } else {
         uint8_t first = bus->caps.initiator_id == 0 ? 1 : 0;
-        bus->scan_target = first;
-        bus->scan_lun = 0;
-        bus->scan_flags = SCAN_INQ0;
+        bus->scan.target = first;
+        bus->scan.lun = 0;
+        bus->scan.flags = SCAN_INQ0;
     }
     scan_issue(bus);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * CCB dispatch: bus bring-up, the entry points a shim calls, validation of
- * every request, and exactly-once completion delivery.
+ * every request, and the drain of completions (core/common/complete.c) at
+ * the outermost entry point. The top layer: it calls every concern, and no
+ * concern calls it.
  */
 #include "pcam_core.h"
 #include "pcam/pcam_cdb.h"
@@ -108,32 +110,11 @@ pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_co
         pcam_q_lun_init(bus, &luns[i]);
     for (uint8_t t = 0; t < bus->caps.max_targets; t++)
         pcam_nego_init(bus, t);
-    bus->conn_target = 0xFF;
     pcam_engine_init(bus);
     pcam_dec_attach(bus);
-    bus->next_deadline_ns = pcam_engine_next_deadline(bus);
-    bus->deadline_cached = !pcam_dec_active(bus);
+    bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
+    bus->xpt.deadline_cached = !pcam_dec_active(bus);
     return PCAM_OK;
-}
-
-/* ---- completion ---- */
-
-void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
-{
-    ccb->status = status;
-    ccb->priv.state = PCAM_CS_DONE;
-    pcam_ccbq_push_tail(&bus->done_q, ccb);
-}
-
-void pcam_core_run_completions(pcam_bus *bus)
-{
-    pcam_ccb *ccb;
-    while ((ccb = pcam_ccbq_pop_head(&bus->done_q)) != NULL) {
-        ccb->priv.state = PCAM_CS_FREE;
-        ccb->priv.magic = 0;
-        /* The callback may resubmit this very CCB, so nothing touches it after. */
-        ccb->done(ccb);
-    }
 }
 
 /* Every public entry point runs inside enter/leave: callbacks are delivered
@@ -141,29 +122,36 @@ void pcam_core_run_completions(pcam_bus *bus)
  * that calls pcam_action() just queues more work for the same drain loop. */
 static bool enter(pcam_bus *bus)
 {
-    bool outer = !bus->in_core;
-    bus->in_core = true;
-    bus->deadline_cached = false;
+    bool outer = !bus->xpt.in_core;
+    bus->xpt.in_core = true;
+    bus->xpt.deadline_cached = false;
     return outer;
 }
 
-static void leave(pcam_bus *bus, bool outer)
+/* Inlined into each entry point, as it was before completion delivery moved
+ * to core/common: an out-of-line copy costs a prologue per chip event. */
+#if defined(__GNUC__) || defined(__clang__)
+#define XPT_INLINE inline __attribute__((__always_inline__))
+#else
+#define XPT_INLINE inline
+#endif
+static XPT_INLINE void leave(pcam_bus *bus, bool outer)
 {
     if (!outer)
         return;
     for (;;) {
         pcam_engine_kick(bus);
-        if (bus->done_q.head == NULL)
+        if (!pcam_core_has_done(bus))
             break;
         pcam_core_run_completions(bus);
     }
     /* The deadline only moves inside the core, and a shim asks for it after
      * every call (or every polling step): work it out once here. */
-    bus->next_deadline_ns = pcam_engine_next_deadline(bus);
+    bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
     /* A script- or command-level back-end calls the core's decision entry
      * points from outside pcam_bus_intr(): there the cache could go stale. */
-    bus->deadline_cached = !pcam_dec_active(bus);
-    bus->in_core = false;
+    bus->xpt.deadline_cached = !pcam_dec_active(bus);
+    bus->xpt.in_core = false;
 }
 
 /* ---- request validation ---- */
@@ -277,33 +265,6 @@ static uint32_t get_dev(pcam_bus *bus, pcam_ccb *ccb)
     return d->present ? PCAM_REQ_CMP : PCAM_DEV_NOT_THERE;
 }
 
-static uint32_t set_async(pcam_bus *bus, const pcam_ccb *ccb)
-{
-    const pcam_async *a = &ccb->u.async;
-    pcam_async_slot *free_slot = NULL;
-    for (unsigned i = 0; i < PCAM_ASYNC_SLOTS; i++) {
-        pcam_async_slot *s = &bus->async[i];
-        if (s->cb != NULL && s->arg == a->arg && (a->cb == NULL || s->cb == a->cb)) {
-            if (a->cb == NULL) {
-                memset(s, 0, sizeof *s);
-                return PCAM_REQ_CMP;
-            }
-            s->events = a->events; /* re-registration updates the mask */
-            return PCAM_REQ_CMP;
-        }
-        if (s->cb == NULL && free_slot == NULL)
-            free_slot = s;
-    }
-    if (a->cb == NULL)
-        return PCAM_REQ_INVALID;
-    if (free_slot == NULL)
-        return PCAM_RESRC_UNAVAIL;
-    free_slot->events = a->events;
-    free_slot->cb = a->cb;
-    free_slot->arg = a->arg;
-    return PCAM_REQ_CMP;
-}
-
 static uint32_t release_queue(pcam_bus *bus, pcam_ccb *ccb)
 {
     pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
@@ -350,11 +311,7 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
         ccb->priv.retries_left = ccb->u.io.retries;
         pcam_q_submit(bus, l, ccb);
         /* Its life in the core is bounded even if it is never issued. */
-        {
-            uint64_t life = pcam_core_life_end(bus, ccb);
-            if (life < bus->timer_ns)
-                bus->timer_ns = life;
-        }
+        pcam_engine_note_life(bus, pcam_core_life_end(bus, ccb));
         return;
     }
     case PCAM_FN_PATH_INQ:
@@ -381,7 +338,7 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
         pcam_core_complete(bus, ccb, get_dev(bus, ccb));
         return;
     case PCAM_FN_SET_ASYNC:
-        pcam_core_complete(bus, ccb, set_async(bus, ccb));
+        pcam_core_complete(bus, ccb, pcam_core_set_async(bus, ccb));
         return;
     case PCAM_FN_REL_QUEUE:
         pcam_core_complete(bus, ccb, release_queue(bus, ccb));
@@ -395,15 +352,15 @@ static void dispatch(pcam_bus *bus, pcam_ccb *ccb)
         pcam_scan_start(bus, ccb);
         return;
     case PCAM_FN_ABORT:
-        pcam_engine_abort(bus, ccb);
+        if (!pcam_scan_abort(bus, ccb))
+            pcam_engine_abort(bus, ccb);
         return;
     case PCAM_FN_RESET_DEV:
         if (check_path(bus, ccb) != PCAM_REQ_CMP) {
             pcam_core_complete(bus, ccb, PCAM_PATH_INVALID);
             return;
         }
-        ccb->priv.state = PCAM_CS_MGMT;
-        pcam_ccbq_push_tail(&bus->mgmt, ccb);
+        pcam_engine_reset_dev(bus, ccb);
         return;
     case PCAM_FN_RESET_BUS:
         pcam_engine_reset_bus(bus, ccb);
@@ -439,7 +396,7 @@ void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
         ccb->u.io.resid = ccb->u.io.data_len;
         ccb->u.io.sense_resid = ccb->u.io.sense_len;
     }
-    if (bus->shut_down)
+    if (pcam_engine_shut_down(bus))
         pcam_core_complete(bus, ccb, PCAM_NO_HBA);
     else
         dispatch(bus, ccb);
@@ -469,7 +426,7 @@ bool pcam_bus_poll(pcam_bus *bus)
         pcam_engine_tick(bus, now);
         did = true;
     }
-    bool had_done = bus->done_q.head != NULL;
+    bool had_done = pcam_core_has_done(bus);
     leave(bus, outer);
     return did || had_done;
 }
@@ -478,14 +435,14 @@ uint64_t pcam_bus_next_deadline(const pcam_bus *bus)
 {
     /* Not cached inside the core (a callback asking), nor on a script- or
      * command-level bus (see leave()). */
-    return bus->deadline_cached ? bus->next_deadline_ns : pcam_engine_next_deadline(bus);
+    return bus->xpt.deadline_cached ? bus->xpt.next_deadline_ns : pcam_engine_next_deadline(bus);
 }
 
 void pcam_bus_shutdown(pcam_bus *bus)
 {
     bool outer = enter(bus);
-    bus->shut_down = true;
     pcam_engine_shutdown(bus);
+    pcam_scan_cancel(bus, PCAM_REQ_ABORTED);
     leave(bus, outer);
 }
 

@@ -25,7 +25,7 @@ void esp_fill(esp_sc *s, pcam_hal_event *ev, pcam_hal_event_type type, uint8_t p
     ev->target = s->conn != ESP_NO_ID ? s->conn : s->sel_target;
     ev->byte = byte;
     ev->parity_error = parity;
-    ev->took = 0; /* no chained endings (pcam_hal.h) yet */
+    ev->took = 0; /* chained steps only where an ending sets them (esp_xfer.c) */
     ev->status = 0;
     ev->msg = 0;
 }

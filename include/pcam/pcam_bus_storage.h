@@ -89,43 +89,36 @@ typedef struct pcam_async_slot {
     void *arg;         /**< Its argument. */
 } pcam_async_slot;
 
-/** A bus (private fields; allocate it, pass it, never read it). */
-typedef struct pcam_bus {
-    pcam_bus_config cfg;        /**< Settings. */
-    pcam_hal hal;               /**< Back-end. */
-    pcam_platform plat;         /**< Platform services. */
-    pcam_hal_caps caps;         /**< Chip capabilities. */
-    pcam_target targets[PCAM_MAX_TARGETS]; /**< Per target. */
-    pcam_lun *luns;             /**< Embedder's LUN array. */
-    size_t nluns;               /**< Its length. */
-    pcam_ccb_queue mgmt;        /**< Management CCBs waiting (scan, abort, resets). */
-    pcam_ccb_queue done_q;      /**< Completions to deliver once the engine is consistent. */
+/*
+ * The bus is split by concern: each sub-struct below is written only by the
+ * core/ folder named on it (docs/design.md, "Who owns what"; the
+ * unit.layering test checks it), and other folders read it only through
+ * the accessors of core/include/pcam_core.h.
+ */
+
+/** Phase-level engine state: the connection, the messages and transfers on the
+ *  bus, the management CCBs, the command deadlines (private; core/engine). */
+typedef struct pcam_bus_engine {
     struct pcam_ccb *nexus;     /**< CCB connected or being selected. */
-    struct pcam_ccb *scan_ccb;  /**< The scan in progress. */
-    struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
-    uint8_t internal_buf[PCAM_CFG_SCAN_BUF]; /**< Its data buffer. */
-    uint64_t settle_until_ns;   /**< After a bus reset, issue nothing before this. */
-    uint64_t recovery_deadline_ns; /**< Deadline of the recovery step in progress. */
+    struct pcam_ccb *sense_head;/**< CCBs waiting for their REQUEST SENSE (link2). */
+    struct pcam_ccb *mgmt_ccb;  /**< The management CCB whose selection is on the bus. */
+    pcam_ccb_queue mgmt;        /**< Management CCBs waiting (device and LUN resets). */
+    pcam_sg cmd_sg;             /**< Single-element list for COMMAND / STATUS / sense. */
+    pcam_sg data_sg;            /**< Single-element list for a flat buffer. */
+    uint64_t timer_ns;          /**< Next time the active commands' deadlines are scanned. */
+    uint64_t hold_ns;           /**< Earliest LUN hold (BUSY, NOT READY delay) not yet expired. */
     uint8_t state;              /**< Engine state. */
     uint8_t conn_target;        /**< Connected target, or 0xFF. */
     uint8_t conn_lun;           /**< Connected LUN. */
-    uint8_t rr_target;          /**< Scheduler round-robin cursor. */
+    uint8_t msgout_len;         /**< Length of msgout. */
     uint8_t msgout[PCAM_MSGOUT_BYTES]; /**< Message-out being sent. */
-    uint8_t msgout_len;         /**< Its length. */
     uint8_t msgin[PCAM_MSGIN_BYTES];   /**< Message-in being collected. */
-    uint8_t msgin_len;          /**< Its length. */
+    uint8_t msgin_len;          /**< Length of msgin. */
     uint8_t status_byte;        /**< Status byte landing buffer. */
     uint8_t engine_flags;       /**< Private engine flags. */
     uint8_t action;             /**< Chip action in progress (one event owed). */
     uint8_t expect_free;        /**< Why a bus free is expected next. */
     uint8_t last_msgout;        /**< First byte of the last message we sent. */
-    pcam_sg cmd_sg;             /**< Single-element list for COMMAND / STATUS / sense. */
-    struct pcam_ccb *sense_head;/**< CCBs waiting for their REQUEST SENSE (link2). */
-    struct pcam_ccb *reset_ccb; /**< The RESET_BUS CCB waiting for the reset event. */
-    struct pcam_ccb *recov_ccb; /**< The command a recovery step is working on. */
-    struct pcam_ccb *mgmt_ccb;  /**< The management CCB whose selection is on the bus. */
-    uint8_t recov_target;       /**< Target of the recovery step. */
-    uint8_t recov_lun;          /**< LUN of the recovery step. */
     uint8_t sel_kind;           /**< What the selection on the bus is for (I/O, management, abort). */
     uint8_t msg_tag_end;        /**< Message-out layout of the selection: end of IDENTIFY + tag. */
     uint8_t msg_end;            /**< Message-out layout of the selection: total length. */
@@ -138,43 +131,90 @@ typedef struct pcam_bus {
     uint8_t took_phase;         /**< The phase the back-end reported after them. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
     uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
-    uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */
     uint8_t sense_got;          /**< Valid bytes in sense_buf. */
-    pcam_sg data_sg;            /**< Single-element list for a flat buffer. */
-    uint64_t timer_ns;          /**< Next time the active commands' deadlines are scanned. */
-    uint64_t next_deadline_ns;  /**< pcam_bus_next_deadline()'s answer, worked out once as each entry point returns. */
-    uint64_t hold_ns;           /**< Earliest LUN hold (BUSY, NOT READY delay) not yet expired. */
+    bool shut_down;             /**< Shut down, or the chip is dead: nothing more is started. */
+    uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */
+} pcam_bus_engine;
+
+/** The recovery ladder: ABORT TASK, BUS DEVICE RESET, bus reset, chip reset
+ *  (private; core/engine/ladder.c). */
+typedef struct pcam_bus_ladder {
+    struct pcam_ccb *ccb;       /**< The command the recovery step is working on. */
+    struct pcam_ccb *reset_ccb; /**< RESET_BUS CCBs waiting for the reset event (link2). */
     struct pcam_ccb *abort_head;/**< CCBs waiting for an ABORT TASK selection (link2). */
-    uint8_t recovery;           /**< Bus-level recovery step in progress. */
-    uint8_t scan_target;        /**< Scan cursor. */
-    uint8_t scan_lun;           /**< Scan cursor. */
-    uint8_t scan_flags;         /**< Scan state. */
-    uint64_t scan_lunmask;      /**< LUNs to probe on the scan target. */
-    uint8_t scan_inq_got;       /**< INQUIRY bytes of the LU the scan's TEST UNIT READY loop is for. */
-    pcam_ccb_queue scan_q;      /**< Scan requests waiting for the one in progress. */
-    bool in_core;               /**< Re-entrancy guard for completions. */
-    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */
-    bool shut_down;             /**< pcam_bus_shutdown() was called. */
+    uint64_t deadline_ns;       /**< Deadline of the step in progress. */
+    uint64_t settle_until_ns;   /**< After a bus reset, issue nothing before this. */
+    uint8_t step;               /**< Bus-level step in progress (none, abort, BDR, bus or chip reset). */
+    uint8_t target;             /**< Target of the step. */
+    uint8_t lun;                /**< LUN of the step. */
+} pcam_bus_ladder;
+
+/** Queue scheduler state: round robin, per-bus aging, the tag index (private; core/queue). */
+typedef struct pcam_bus_sched {
+    uint64_t age_next_ns;       /**< When per-bus aging next re-evaluates the ages. */
+    uint64_t pend_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs that may have pending work (cleared lazily). */
+    uint64_t act_luns[PCAM_MAX_TARGETS];  /**< Per target, LUNs with commands active (exact). */
+    uint32_t issued[PCAM_MAX_TARGETS];    /**< Issues per target since starvation began (per-bus aging). */
+    struct pcam_ccb *tags[PCAM_TAG_HASH]; /**< Tag index: active tagged CCBs by (target, LUN, tag), chained through priv.tag_next. */
+    uint8_t rr_lun[PCAM_MAX_TARGETS];     /**< Per-target LUN round-robin cursor. */
+    uint8_t rr_target;          /**< Target round-robin cursor. */
+    uint8_t starving;           /**< Target of the per-bus starvation episode in progress, plus 1 (0 = none). */
+    uint8_t dirty;              /**< Something changed since the scheduler last found nothing to issue. */
+    uint16_t throttled;         /**< Targets held back from new work by per-bus aging (bit per ID). */
+    uint16_t owed;              /**< Targets starving at the last aging evaluation (bit per ID). */
+    uint16_t pend_targets;      /**< Targets that may have pending work (bit per ID; cleared lazily). */
+    uint16_t act_targets;       /**< Targets with commands active (bit per ID; exact). */
+} pcam_bus_sched;
+
+/** The bus scan (private; core/xpt/scan.c). */
+typedef struct pcam_bus_scan {
+    struct pcam_ccb *ccb;       /**< The scan in progress. */
+    pcam_ccb_queue q;           /**< Scan requests waiting for the one in progress. */
+    uint64_t lunmask;           /**< LUNs to probe on the scan target. */
+    uint8_t target;             /**< Scan cursor. */
+    uint8_t lun;                /**< Scan cursor. */
+    uint8_t flags;              /**< Scan state. */
+    uint8_t inq_got;            /**< INQUIRY bytes of the LU the scan's TEST UNIT READY loop is for. */
+} pcam_bus_scan;
+
+/** What the core hands back: completions, async events, the event ring (private; core/common). */
+typedef struct pcam_bus_events {
+    pcam_ccb_queue done_q;      /**< Completions to deliver once the engine is consistent. */
     pcam_async_slot async[PCAM_ASYNC_SLOTS]; /**< Async registrations. */
 #if PCAM_EVENT_RING > 0
     pcam_event ring[PCAM_EVENT_RING];        /**< Event ring. */
 #endif
+    uint32_t ring_dropped;      /**< Entries overwritten unread. */
     uint16_t ring_head;         /**< Next slot to write. */
     uint16_t ring_count;        /**< Entries held. */
-    uint32_t ring_dropped;      /**< Entries overwritten unread. */
-    /* ---- queue scheduler state (core/queue; owned by the queue helper) ---- */
-    uint8_t q_rr_lun[PCAM_MAX_TARGETS]; /**< Per-target LUN round-robin cursor of the scheduler. */
-    uint8_t q_starving;         /**< Target of the per-bus starvation episode in progress, plus 1 (0 = none). */
-    uint16_t q_throttled;       /**< Targets held back from new work by per-bus aging (bit per ID). */
-    uint16_t q_owed;            /**< Targets starving at the last aging evaluation (bit per ID). */
-    uint8_t q_dirty;            /**< Something changed since the scheduler last found nothing to issue. */
-    uint16_t q_pend_targets;    /**< Targets that may have pending work (bit per ID; cleared lazily). */
-    uint64_t q_pend_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs that may have pending work (cleared lazily). */
-    uint64_t q_age_next_ns;     /**< When per-bus aging next re-evaluates the ages. */
-    uint32_t q_issued[PCAM_MAX_TARGETS]; /**< Issues per target since starvation began (per-bus aging). */
-    uint16_t q_act_targets;     /**< Targets with commands active (bit per ID; exact). */
-    uint64_t q_act_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs with commands active (exact). */
-    struct pcam_ccb *q_tags[PCAM_TAG_HASH]; /**< Tag index: active tagged CCBs by (target, LUN, tag), chained through priv.tag_next. */
+} pcam_bus_events;
+
+/** Entry points and the core's own CCB (private; core/xpt). */
+typedef struct pcam_bus_xpt {
+    uint64_t next_deadline_ns;  /**< pcam_bus_next_deadline()'s answer, worked out once as each entry point returns. */
+    bool in_core;               /**< Re-entrancy guard for completions. */
+    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */
+    uint8_t internal_buf[PCAM_CFG_SCAN_BUF]; /**< Data buffer of the internal CCB. */
+    struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
+} pcam_bus_xpt;
+
+/** A bus (private fields; allocate it, pass it, never read it). */
+typedef struct pcam_bus {
+    /* Set by pcam_bus_init() (core/xpt), then read by every concern; the
+     * per-target and per-LUN arrays are split by concern inside. */
+    pcam_bus_config cfg;        /**< Settings. */
+    pcam_hal hal;               /**< Back-end. */
+    pcam_platform plat;         /**< Platform services. */
+    pcam_hal_caps caps;         /**< Chip capabilities. */
+    pcam_target targets[PCAM_MAX_TARGETS]; /**< Per target. */
+    pcam_lun *luns;             /**< Embedder's LUN array. */
+    size_t nluns;               /**< Its length. */
+    pcam_bus_engine eng;        /**< core/engine: the phase-level state machine. */
+    pcam_bus_ladder lad;        /**< core/engine/ladder.c: the recovery ladder. */
+    pcam_bus_sched q;           /**< core/queue: the scheduler. */
+    pcam_bus_scan scan;         /**< core/xpt/scan.c: the bus scan. */
+    pcam_bus_events ev;         /**< core/common: completions, async events, event ring. */
+    pcam_bus_xpt xpt;           /**< core/xpt: entry points, the core's own CCB. */
 } pcam_bus;
 
 #endif /* PCAM_BUS_STORAGE_H */

@@ -48,7 +48,7 @@ printf '%s\n' "-I$top/hal/sym" >>cflags.args
 # The same sources as the Makefile: the glue, the translator, core/ and
 # both back-ends, whole folders.
 srcs="$top/osshim/freebsd/pcam_fbsd_kmod.c $top/osshim/freebsd/fbsd_xlate.c"
-for d in core/proto core/xpt core/queue core/nego core/recov core/engine hal/esp hal/sym; do
+for d in core/proto core/common core/xpt core/queue core/nego core/retry core/engine hal/esp hal/sym; do
   srcs="$srcs $(ls "$top/$d"/*.c)"
 done
 fail=0

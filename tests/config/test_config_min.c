@@ -114,13 +114,13 @@ static void scan_sense_stays_in_the_scan_buffer(void **state)
     scan.ccb.target = 2;
     scan.ccb.lun = 0;
     assert_int_equal(rig_sync(&r, &scan, RIG_S(30)), PCAM_REQ_CMP);
-    const uint8_t *buf = r.bus.internal_buf;
-    const pcam_scsiio *io = &r.bus.internal.u.io;
-    assert_int_equal(sizeof r.bus.internal_buf, 64);
+    const uint8_t *buf = r.bus.xpt.internal_buf;
+    const pcam_scsiio *io = &r.bus.xpt.internal.u.io;
+    assert_int_equal(sizeof r.bus.xpt.internal_buf, 64);
     assert_int_equal(io->cdb[0], 0x00); /* the last command was the TEST UNIT READY */
     assert_non_null(io->sense);
     assert_true(io->sense >= buf + PCAM_INQ_BYTES);
-    assert_true(io->sense + io->sense_len <= buf + sizeof r.bus.internal_buf);
+    assert_true(io->sense + io->sense_len <= buf + sizeof r.bus.xpt.internal_buf);
     assert_true(io->sense_len >= 18);
     assert_int_equal(io->sense[0] & 0x7F, 0x70);     /* fixed format, current */
     assert_int_equal(io->sense[2] & 0x0F, 0x06);     /* UNIT ATTENTION */

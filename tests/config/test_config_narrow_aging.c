@@ -92,14 +92,14 @@ static void narrow_bus_holds_a_target_ahead_of_an_owed_one(void **state)
         assert_ptr_equal(pcam_q_next(&f->bus, clock_ns), b);
         pcam_q_retire(&f->bus, b, true);
     }
-    assert_int_equal(f->bus.q_issued[1], 7);
+    assert_int_equal(f->bus.q.issued[1], 7);
 
     clock_ns = PCAM_MS(300);
     pcam_ccb *a1 = sub(f, 10, 1);
     pcam_ccb *a2 = sub(f, 11, 2);
     assert_ptr_equal(pcam_q_next(&f->bus, clock_ns), a2);
-    assert_int_equal(f->bus.q_owed, 0x01);
-    assert_int_equal(f->bus.q_throttled, 0x02);
+    assert_int_equal(f->bus.q.owed, 0x01);
+    assert_int_equal(f->bus.q.throttled, 0x02);
     assert_null(pcam_q_next(&f->bus, clock_ns));
     assert_int_equal(a1->priv.state, PCAM_CS_PENDING);
 }

@@ -68,8 +68,8 @@ static inline void setup_bus(uint32_t flags, uint8_t min_period, uint8_t max_off
     bus.cfg.parity_stepdown = 2;
     bus.hal.ops = &fake_ops;
     bus.plat.now_ns = fake_now;
-    bus.async[0].events = PCAM_AC_TRANSFER_NEG;
-    bus.async[0].cb = on_async;
+    bus.ev.async[0].events = PCAM_AC_TRANSFER_NEG;
+    bus.ev.async[0].cb = on_async;
     pcam_nego_init(&bus, T);
 }
 

@@ -77,7 +77,7 @@ static void parity_while_async_does_nothing(void **state)
     pcam_nego_parity(&bus, T);
     pcam_nego_parity(&bus, T);
     assert_link(get(PCAM_TRAN_GOAL), 0x19, 15, 0, 0);
-    assert_int_equal(bus.ring_count, 0);
+    assert_int_equal(bus.ev.ring_count, 0);
 }
 
 /* ---------------------------------------------------------------- invalidate */

@@ -89,22 +89,22 @@ static void holds_targets_ahead_of_an_owed_one(void **state)
     pcam_ccb *a8 = sub(f, 55, 8, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *b8 = sub(f, 56, 8, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), a8);
-    assert_int_equal(f->bus.q_throttled, 0x000E);
+    assert_int_equal(f->bus.q.throttled, 0x000E);
     assert_ptr_equal(next(f), a[3]); /* target 4: within the slack */
-    assert_int_equal(f->bus.q_throttled, 0x001E); /* ... until now */
+    assert_int_equal(f->bus.q.throttled, 0x001E); /* ... until now */
     assert_ptr_equal(next(f), a[4]);
-    assert_int_equal(f->bus.q_throttled, 0x001E); /* 5 is at 1 + 5 */
+    assert_int_equal(f->bus.q.throttled, 0x001E); /* 5 is at 1 + 5 */
     assert_ptr_equal(next(f), b8);
     assert_null(next(f)); /* a1..a3 held */
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q.starving, 0);
     assert_int_equal(events(f, ev, 8), 0);
 
     at_ms(600);
     retire(f, x0);
     pcam_ccb *c8 = sub(f, 57, 8, 0, PCAM_TAG_SIMPLE);
-    f->bus.rr_target = 8;
+    f->bus.q.rr_target = 8;
     assert_ptr_equal(next(f), p0); /* starving: first, whatever the cursor */
-    assert_int_equal(f->bus.q_throttled, 0x001E);
+    assert_int_equal(f->bus.q.throttled, 0x001E);
     assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
     assert_int_equal(events(f, ev, 8), 1);
     assert_int_equal(ev[0].code, PCAM_EV_STARVE);
@@ -116,16 +116,16 @@ static void holds_targets_ahead_of_an_owed_one(void **state)
     clock_ns = PCAM_MS(600) + 31250000u;
     pcam_q_tick(&f->bus, clock_ns); /* 1 ns early */
     assert_null(next(f));
-    assert_int_equal(f->bus.q_throttled, 0x001E);
+    assert_int_equal(f->bus.q.throttled, 0x001E);
 
     clock_ns = PCAM_MS(600) + 31250001u;
     pcam_q_tick(&f->bus, clock_ns);
-    assert_int_equal(f->bus.q_throttled, 0);
+    assert_int_equal(f->bus.q.throttled, 0);
     for (unsigned i = 0; i < 3; i++)
         assert_ptr_equal(next(f), a[i]);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_throttled, 0x000E); /* 8 > 2 + 5 again */
-    assert_int_equal(f->bus.q_starving, 1); /* still target 0 */
+    assert_int_equal(f->bus.q.throttled, 0x000E); /* 8 > 2 + 5 again */
+    assert_int_equal(f->bus.q.starving, 1); /* still target 0 */
     assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
     assert_int_equal(events(f, ev, 8), 0);
     /* Held anew: 1..3 at the 300 ms look and again after 631 ms, 4 once
@@ -157,16 +157,16 @@ static void counts_wiped_when_nobody_owed(void **state)
     pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x0);
     burst(f, 10, 1, 7);
-    assert_int_equal(f->bus.q_issued[1], 7);
+    assert_int_equal(f->bus.q.issued[1], 7);
     at_ms(100);
     retire(f, x0);
     pcam_ccb *d1 = sub(f, 5, 1, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *d2 = sub(f, 6, 2, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), d2);
     assert_ptr_equal(next(f), d1);
-    assert_int_equal(f->bus.q_issued[0], 0);
-    assert_int_equal(f->bus.q_issued[1], 1);
-    assert_int_equal(f->bus.q_issued[2], 1);
+    assert_int_equal(f->bus.q.issued[0], 0);
+    assert_int_equal(f->bus.q.issued[1], 1);
+    assert_int_equal(f->bus.q.issued[2], 1);
     at_ms(200);
     retire(f, d1);
     retire(f, d2);
@@ -175,9 +175,9 @@ static void counts_wiped_when_nobody_owed(void **state)
     at_ms(500);
     pcam_ccb *a1 = sub(f, 2, 1, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), a1);
-    assert_int_equal(f->bus.q_throttled, 0);
-    assert_int_equal(f->bus.q_issued[0], 1);
-    assert_int_equal(f->bus.q_issued[1], 2); /* raised to 1, then a1 */
+    assert_int_equal(f->bus.q.throttled, 0);
+    assert_int_equal(f->bus.q.issued[0], 1);
+    assert_int_equal(f->bus.q.issued[1], 2); /* raised to 1, then a1 */
 
     at_ms(1000);
     retire(f, y0);
@@ -188,7 +188,7 @@ static void counts_wiped_when_nobody_owed(void **state)
     at_ms(1250);
     pcam_ccb *b1 = sub(f, 4, 1, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), b1);
-    assert_int_equal(f->bus.q_issued[1], 1);
+    assert_int_equal(f->bus.q.issued[1], 1);
 }
 
 /*
@@ -214,13 +214,13 @@ static void idle_target_banks_no_credit(void **state)
     at_ms(300);
     pcam_ccb *e5 = sub(f, 2, 5, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), e5);
-    assert_int_equal(f->bus.q_issued[5], 3);
-    assert_int_equal(f->bus.q_issued[6], 7);
+    assert_int_equal(f->bus.q.issued[5], 3);
+    assert_int_equal(f->bus.q.issued[6], 7);
     at_ms(600);
     pcam_ccb *f6 = sub(f, 3, 6, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), f6);
-    assert_int_equal(f->bus.q_throttled, 0x0040);
-    assert_int_equal(f->bus.q_starving, 1);
+    assert_int_equal(f->bus.q.throttled, 0x0040);
+    assert_int_equal(f->bus.q.starving, 1);
 }
 
 /*
@@ -249,17 +249,17 @@ static void timer_tick_looks_when_due(void **state)
     at_ms(300);
     pcam_ccb *a1 = sub(f, 1, 1, 0, PCAM_TAG_SIMPLE);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_throttled, 0x0002);
+    assert_int_equal(f->bus.q.throttled, 0x0002);
     retire(f, x0);
     clock_ns = PCAM_MS(300) + 31250000u;
     pcam_q_tick(&f->bus, clock_ns);
-    assert_int_equal(f->bus.q_throttled, 0x0002);
-    assert_int_equal(f->bus.q_issued[1], 7);
+    assert_int_equal(f->bus.q.throttled, 0x0002);
+    assert_int_equal(f->bus.q.issued[1], 7);
     clock_ns = PCAM_MS(300) + 31250001u;
     pcam_q_tick(&f->bus, clock_ns);
     ok(f);
-    assert_int_equal(f->bus.q_throttled, 0);
-    assert_int_equal(f->bus.q_issued[1], 0);
+    assert_int_equal(f->bus.q.throttled, 0);
+    assert_int_equal(f->bus.q.issued[1], 0);
     assert_int_equal(f->bus.targets[1].active, 0); /* the tick issued nothing */
     pcam_ccb *y0 = sub(f, 2, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), y0); /* the cursor is on 2 since the burst */
@@ -269,7 +269,7 @@ static void timer_tick_looks_when_due(void **state)
     sub(f, 3, 2, 0, PCAM_TAG_SIMPLE);
     pcam_q_tick(&f->bus, clock_ns);
     ok(f);
-    assert_int_equal(f->bus.q_starving, 1);
+    assert_int_equal(f->bus.q.starving, 1);
     assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
     assert_int_equal(events(f, ev, 4), 1);
     assert_int_equal(ev[0].code, PCAM_EV_STARVE);
@@ -310,7 +310,7 @@ static void oldest_starving_target_wins(void **state)
     at_ms(700);
     retire(f, x3);
     retire(f, x1);
-    f->bus.rr_target = 1;
+    f->bus.q.rr_target = 1;
     assert_ptr_equal(next(f), p3);
     assert_ptr_equal(next(f), p1);
     assert_int_equal(events(f, ev, 4), 1);
@@ -330,11 +330,11 @@ static void oldest_starving_target_wins(void **state)
     pcam_ccb *p9 = sub(f, 7, 9, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x2);
     assert_ptr_equal(next(f), x9);
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q.starving, 0);
     at_ms(1600);
     retire(f, x2);
     retire(f, x9);
-    f->bus.rr_target = 2;
+    f->bus.q.rr_target = 2;
     assert_ptr_equal(next(f), p9);
     assert_ptr_equal(next(f), p2);
     assert_int_equal(events(f, ev, 4), 1);
@@ -348,7 +348,7 @@ static void oldest_starving_target_wins(void **state)
     pcam_core_lun(&f->bus, 2, 0)->freeze = 1;
     pcam_ccb *k5 = sub(f, 8, 5, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), k5);
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q.starving, 0);
     assert_int_equal(events(f, ev, 4), 0);
     assert_int_equal(f->bus.targets[2].counters.starve_boosts, 0);
 }
@@ -380,7 +380,7 @@ static void long_timeout_commands_do_not_starve(void **state)
     at_ms(600);
     pcam_ccb *a1 = sub(f, 1, 1, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), a1);
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q.starving, 0);
     assert_int_equal(events(f, ev, 4), 0);
     pcam_ccb *e0 = &f->ccb[2];
     memset(e0, 0, sizeof *e0);
@@ -394,7 +394,7 @@ static void long_timeout_commands_do_not_starve(void **state)
     assert_ptr_equal(next(f), e0);
     at_ms(1200);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_starving, 1);
+    assert_int_equal(f->bus.q.starving, 1);
     assert_int_equal(events(f, ev, 4), 1);
     assert_int_equal(ev[0].code, PCAM_EV_STARVE);
     assert_int_equal(ev[0].target, 0);
@@ -433,7 +433,7 @@ static void hoq_does_not_hide_older(void **state)
     pcam_ccb *h = sub(f, 2, 2, 0, PCAM_TAG_HEAD_OF_QUEUE);
     pcam_ccb *k9 = sub(f, 3, 9, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), h);
-    assert_int_equal(f->bus.q_starving, 3);
+    assert_int_equal(f->bus.q.starving, 3);
     assert_int_equal(events(f, ev, 4), 1);
     assert_int_equal(ev[0].code, PCAM_EV_STARVE);
     assert_int_equal(ev[0].target, 2);
@@ -447,12 +447,12 @@ static void hoq_does_not_hide_older(void **state)
     assert_ptr_equal(lun->active.head, h);
     at_ms(650);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_starving, 3);
+    assert_int_equal(f->bus.q.starving, 3);
     assert_int_equal(events(f, ev, 4), 0);
     at_ms(700);
     retire(f, h);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_starving, 3);
+    assert_int_equal(f->bus.q.starving, 3);
     assert_int_equal(events(f, ev, 4), 0);
 }
 
@@ -480,11 +480,11 @@ static void deliberate_waits_do_not_starve(void **state)
     f->bus.targets[6].flags |= PCAM_TGTF_BLOCKED;
     at_ms(600);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q.starving, 0);
     assert_int_equal(events(f, ev, 4), 0);
     at_ms(10000);
     pcam_q_touch(&f->bus); /* the engine's tick, finding the holds over */
-    f->bus.rr_target = 5;
+    f->bus.q.rr_target = 5;
     assert_ptr_equal(next(f), p);
     assert_ptr_equal(next(f), q);
     assert_int_equal(events(f, ev, 4), 1);
@@ -506,13 +506,13 @@ static void lone_target_does_not_starve(void **state)
     assert_ptr_equal(next(f), x0);
     at_ms(600);
     pcam_q_tick(&f->bus, clock_ns);
-    assert_int_equal(f->bus.q_starving, 0);
+    assert_int_equal(f->bus.q.starving, 0);
     retire(f, x0);
     assert_ptr_equal(next(f), p0);
     at_ms(1200);
     pcam_q_tick(&f->bus, clock_ns);
-    assert_int_equal(f->bus.q_starving, 0);
-    assert_int_equal(f->bus.q_issued[0], 0);
+    assert_int_equal(f->bus.q.starving, 0);
+    assert_int_equal(f->bus.q.issued[0], 0);
     assert_int_equal(f->bus.targets[0].counters.starve_boosts, 0);
     assert_int_equal(events(f, ev, 4), 0);
 }
@@ -544,7 +544,7 @@ static void blocked_starving_target_gets_nothing(void **state)
     assert_ptr_equal(next(f), k8);
     at_ms(600);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_starving, 1);
+    assert_int_equal(f->bus.q.starving, 1);
     f->bus.targets[0].flags |= PCAM_TGTF_BLOCKED;
     pcam_ccb *q0 = sub(f, 2, 0, 1, PCAM_TAG_SIMPLE);
     pcam_ccb *got = next(f);
@@ -569,10 +569,10 @@ static void tick_release_wakes_the_scheduler(void **state)
     assert_null(next(f));
     retire(f, x0);
     assert_null(next(f));
-    assert_int_equal(f->bus.q_throttled, 0x0002);
+    assert_int_equal(f->bus.q.throttled, 0x0002);
     clock_ns = PCAM_MS(300) + 31250001u;
     pcam_q_tick(&f->bus, clock_ns);
-    assert_int_equal(f->bus.q_throttled, 0);
+    assert_int_equal(f->bus.q.throttled, 0);
     pcam_ccb *got = next(f);
     known_bug(got == NULL, "sched.c evaluate_aging(): the look that finds fewer "
                            "than two busy targets releases held ones without "

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Result-code text and the bounded text builder (see pcam_util.h). */
+/* The text of a pcam_err result code (pcam_strerror). */
 #include "pcam/pcam_err.h"
 #include "pcam_util.h"
 
@@ -26,32 +26,4 @@ const char *pcam_strerror(int err)
         while (*p++ != '\0')
             ;
     return p;
-}
-
-void pcam_sb_init(pcam_strbuf *sb, char *buf, size_t cap)
-{
-    sb->buf = buf;
-    sb->cap = cap;
-    sb->len = 0;
-    sb->overflow = (buf == NULL || cap == 0);
-    if (buf != NULL && cap > 0)
-        buf[0] = '\0';
-}
-
-void pcam_sb_putc(pcam_strbuf *sb, char c)
-{
-    if (sb->buf == NULL || sb->len + 1 >= sb->cap) {
-        sb->overflow = true;
-        return;
-    }
-    sb->buf[sb->len++] = c;
-    sb->buf[sb->len] = '\0';
-}
-
-void pcam_sb_puts(pcam_strbuf *sb, const char *s)
-{
-    if (s == NULL)
-        s = "(null)";
-    while (*s != '\0')
-        pcam_sb_putc(sb, *s++);
 }

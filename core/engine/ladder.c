@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Recovery: command timeouts and aborts escalate ABORT TASK -> BUS DEVICE
+ * The recovery ladder (not the retry policy, which is core/retry): command
+ * timeouts and aborts escalate ABORT TASK -> BUS DEVICE
  * RESET -> bus reset -> chip reset, each step with its own timer; resets
  * seen on the bus; shutdown. Only the commands a step is for (timed out or
  * aborted) fail; every bystander a reset takes down is requeued without
@@ -25,7 +26,7 @@ static bool is_victim(const pcam_ccb *c)
 
 static void unlink_abort(pcam_bus *bus, pcam_ccb *c)
 {
-    for (pcam_ccb **pp = &bus->abort_head; *pp != NULL; pp = &(*pp)->priv.link2) {
+    for (pcam_ccb **pp = &bus->lad.abort_head; *pp != NULL; pp = &(*pp)->priv.link2) {
         if (*pp == c) {
             *pp = c->priv.link2;
             c->priv.link2 = NULL;
@@ -36,7 +37,7 @@ static void unlink_abort(pcam_bus *bus, pcam_ccb *c)
 
 static void unlink_sense(pcam_bus *bus, pcam_ccb *c)
 {
-    for (pcam_ccb **pp = &bus->sense_head; *pp != NULL; pp = &(*pp)->priv.link2) {
+    for (pcam_ccb **pp = &bus->eng.sense_head; *pp != NULL; pp = &(*pp)->priv.link2) {
         if (*pp == c) {
             *pp = c->priv.link2;
             c->priv.link2 = NULL;
@@ -56,8 +57,8 @@ static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override, uint
         pcam_core_unfreeze(bus, l);
         c->priv.flags &= (uint8_t)~PCAM_CF_SENSE;
     }
-    if (bus->recov_ccb == c)
-        bus->recov_ccb = NULL;
+    if (bus->lad.ccb == c)
+        bus->lad.ccb = NULL;
     if (is_victim(c)) {
         c->u.io.recovery |= rcv;
         pcam_eng_retire(bus, c, victim_override != 0 ? victim_override : victim_status(c));
@@ -67,7 +68,7 @@ static void take_down(pcam_bus *bus, pcam_ccb *c, uint32_t victim_override, uint
         /* The command whose illegal phase forced this reset is no bystander:
          * it spends a retry, or a target that always does it would have the
          * bus reset forever. */
-        if (pcam_recov_transport(bus, c, PCAM_SEQUENCE_FAIL) == PCAM_RA_COMPLETE) {
+        if (pcam_retry_transport(bus, c, PCAM_SEQUENCE_FAIL) == PCAM_RA_COMPLETE) {
             pcam_eng_retire(bus, c, PCAM_SEQUENCE_FAIL);
             return;
         }
@@ -95,9 +96,9 @@ static void take_down_all(pcam_bus *bus, uint8_t target, uint8_t lun, uint16_t r
 
 static void recovery_done(pcam_bus *bus)
 {
-    bus->recovery = RS_NONE;
-    bus->recov_ccb = NULL;
-    bus->recovery_deadline_ns = 0;
+    bus->lad.step = RS_NONE;
+    bus->lad.ccb = NULL;
+    bus->lad.deadline_ns = 0;
 }
 
 /* A target may take the reset message of a management CCB and then never
@@ -111,11 +112,11 @@ static void recovery_done(pcam_bus *bus)
 #define PCAM_SEL_TIMEOUT_MS 250u
 void pcam_eng_mgmt_step_start(pcam_bus *bus)
 {
-    if (bus->recovery != RS_NONE)
+    if (bus->lad.step != RS_NONE)
         return;
-    bus->recovery = RS_BDR_SENT;
-    bus->recov_ccb = NULL;
-    bus->recovery_deadline_ns =
+    bus->lad.step = RS_BDR_SENT;
+    bus->lad.ccb = NULL;
+    bus->lad.deadline_ns =
         pcam_core_now(bus) + PCAM_MS((uint64_t)bus->cfg.abort_timeout_ms + PCAM_SEL_TIMEOUT_MS);
 }
 
@@ -132,14 +133,14 @@ void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb)
      * resubmitting it would clear the link and cut off every victim queued
      * behind it, whose timeouts are already spent (found by the checker's
      * stale-link rule, test_core_starvation without aging). */
-    if (bus->abort_head != NULL)
+    if (bus->lad.abort_head != NULL)
         unlink_abort(bus, ccb);
-    if (bus->recov_ccb != ccb)
+    if (bus->lad.ccb != ccb)
         return;
-    if (bus->recovery == RS_ABORT || bus->recovery == RS_BDR)
+    if (bus->lad.step == RS_ABORT || bus->lad.step == RS_BDR)
         recovery_done(bus);
     else
-        bus->recov_ccb = NULL;
+        bus->lad.ccb = NULL;
 }
 
 /* A reselecting target may never name a command of ours and never let go
@@ -150,23 +151,23 @@ void pcam_eng_recov_ccb_gone(pcam_bus *bus, pcam_ccb *ccb)
  * goes free. A step already in progress has its own deadline. */
 void pcam_eng_watch_start(pcam_bus *bus)
 {
-    if (bus->recovery != RS_NONE)
+    if (bus->lad.step != RS_NONE)
         return;
-    bus->recovery = RS_ABORT;
-    bus->recov_ccb = NULL;
-    bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
+    bus->lad.step = RS_ABORT;
+    bus->lad.ccb = NULL;
+    bus->lad.deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
 }
 
 void pcam_eng_watch_over(pcam_bus *bus)
 {
     /* An abort step whose victim is gone has nothing left but that deadline. */
-    if (bus->recovery == RS_ABORT && bus->recov_ccb == NULL)
+    if (bus->lad.step == RS_ABORT && bus->lad.ccb == NULL)
         recovery_done(bus);
 }
 
 void pcam_eng_mgmt_step_over(pcam_bus *bus)
 {
-    if (bus->recovery == RS_BDR_SENT && bus->recov_ccb == NULL)
+    if (bus->lad.step == RS_BDR_SENT && bus->lad.ccb == NULL)
         recovery_done(bus);
 }
 
@@ -184,7 +185,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
             PCAM_COUNT(bus->targets[victim->target], aborts);
             pcam_core_event(bus, PCAM_EV_ABORT_SENT, victim->target, victim->lun, tag);
         }
-        if (bus->recovery == RS_ABORT && (bus->recov_ccb == NULL || bus->recov_ccb == victim))
+        if (bus->lad.step == RS_ABORT && (bus->lad.ccb == NULL || bus->lad.ccb == victim))
             recovery_done(bus);
         return;
     case PCAM_MSG_ABORT_TASK_SET:
@@ -207,7 +208,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
         pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
                         whole ? 0xFF : lun, 0);
         pcam_core_async(bus, PCAM_AC_SENT_BDR, target, whole ? PCAM_WILDCARD : lun);
-        if (bus->recovery == RS_BDR_SENT)
+        if (bus->lad.step == RS_BDR_SENT)
             recovery_done(bus);
         return;
     }
@@ -218,56 +219,56 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
 
 void pcam_eng_request_abort(pcam_bus *bus, pcam_ccb *victim)
 {
-    for (pcam_ccb *c = bus->abort_head; c != NULL; c = c->priv.link2)
+    for (pcam_ccb *c = bus->lad.abort_head; c != NULL; c = c->priv.link2)
         if (c == victim)
             return;
     /* Waiting for its REQUEST SENSE slot, its link2 is the sense list's:
      * queuing it here would splice the two lists (found by fuzz_decide,
      * corpus/decide/timeout_while_awaiting_sense). It is not at the target,
      * and completes as aborted when its sense comes back. */
-    for (const pcam_ccb *c = bus->sense_head; c != NULL; c = c->priv.link2)
+    for (const pcam_ccb *c = bus->eng.sense_head; c != NULL; c = c->priv.link2)
         if (c == victim)
             return;
-    victim->priv.link2 = bus->abort_head;
-    bus->abort_head = victim;
+    victim->priv.link2 = bus->lad.abort_head;
+    bus->lad.abort_head = victim;
 }
 
 bool pcam_engine_nexus_aborting(const pcam_bus *bus)
 {
-    return bus->nexus != NULL && bus->sel_kind == SK_ABORT;
+    return bus->eng.nexus != NULL && bus->eng.sel_kind == SK_ABORT;
 }
 
 /* Called when the bus is idle: start the recovery selection that is due. */
 bool pcam_eng_start_recovery_io(pcam_bus *bus)
 {
-    if (bus->recovery == RS_NONE && bus->abort_head == NULL)
+    if (bus->lad.step == RS_NONE && bus->lad.abort_head == NULL)
         return false; /* the common case, asked after every chip event */
     uint64_t now = pcam_core_now(bus);
-    if (bus->recovery == RS_BDR) {
-        pcam_ccb *v = bus->recov_ccb;
+    if (bus->lad.step == RS_BDR) {
+        pcam_ccb *v = bus->lad.ccb;
         if (v == NULL) {
             recovery_done(bus);
             return false;
         }
-        bus->recovery = RS_BDR_SENT;
-        bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        bus->lad.step = RS_BDR_SENT;
+        bus->lad.deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
         v->u.io.recovery |= PCAM_RCV_DEV_RESET;
         pcam_eng_select(bus, v, SK_ABORT, PCAM_MSG_TARGET_RESET);
         return true;
     }
-    if (bus->recovery != RS_NONE && bus->recovery != RS_ABORT)
+    if (bus->lad.step != RS_NONE && bus->lad.step != RS_ABORT)
         return false;
-    while (bus->abort_head != NULL) {
-        pcam_ccb *v = bus->abort_head;
-        if (bus->recovery == RS_ABORT && bus->recov_ccb != NULL && bus->recov_ccb != v)
+    while (bus->lad.abort_head != NULL) {
+        pcam_ccb *v = bus->lad.abort_head;
+        if (bus->lad.step == RS_ABORT && bus->lad.ccb != NULL && bus->lad.ccb != v)
             return false; /* one step at a time */
-        bus->abort_head = v->priv.link2;
+        bus->lad.abort_head = v->priv.link2;
         v->priv.link2 = NULL;
         if (v->priv.state != PCAM_CS_ACTIVE || (v->priv.flags & PCAM_CF_DISCONNECTED) == 0)
             continue; /* already finished or back in the queue */
-        bus->recovery = RS_ABORT;
-        bus->recov_ccb = v;
-        bus->recovery_deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
+        bus->lad.step = RS_ABORT;
+        bus->lad.ccb = v;
+        bus->lad.deadline_ns = now + PCAM_MS(bus->cfg.abort_timeout_ms);
         v->u.io.recovery |= PCAM_RCV_ABORT;
         pcam_eng_select(bus, v, SK_ABORT, PCAM_MSG_ABORT_TASK);
         return true;
@@ -277,9 +278,9 @@ bool pcam_eng_start_recovery_io(pcam_bus *bus)
 
 static void start_bus_reset(pcam_bus *bus, uint8_t step)
 {
-    bus->recovery = step;
-    bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
-    bus->state = ES_RESETTING;
+    bus->lad.step = step;
+    bus->lad.deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
+    bus->eng.state = ES_RESETTING;
     pcam_eng_set_action(bus, ACT_RESET, bus->hal.ops->reset_bus(bus->hal.sc));
 }
 
@@ -287,10 +288,10 @@ static void kill_everything(pcam_bus *bus, uint32_t status);
 
 void pcam_eng_escalate(pcam_bus *bus)
 {
-    switch (bus->recovery) {
+    switch (bus->lad.step) {
     case RS_ABORT:
-        if (bus->recov_ccb != NULL && bus->state == ES_IDLE) {
-            bus->recovery = RS_BDR;
+        if (bus->lad.ccb != NULL && bus->eng.state == ES_IDLE) {
+            bus->lad.step = RS_BDR;
             pcam_core_log(bus, PCAM_LOG_WARN, "abort did not finish; sending BUS DEVICE RESET", NULL);
             return;
         }
@@ -300,9 +301,9 @@ void pcam_eng_escalate(pcam_bus *bus)
     case RS_BDR:
     case RS_BDR_SENT:
         pcam_core_log(bus, PCAM_LOG_WARN, "device reset did not finish; resetting the bus", NULL);
-        if (bus->recov_ccb == NULL && bus->mgmt_ccb != NULL && !pcam_dec_active(bus)) {
-            pcam_ccb *m = bus->mgmt_ccb; /* a user's reset: failed, not requeued by the bus reset */
-            bus->mgmt_ccb = NULL;
+        if (bus->lad.ccb == NULL && bus->eng.mgmt_ccb != NULL && !pcam_dec_active(bus)) {
+            pcam_ccb *m = bus->eng.mgmt_ccb; /* a user's reset: failed, not requeued by the bus reset */
+            bus->eng.mgmt_ccb = NULL;
             pcam_core_complete(bus, m, PCAM_CMD_TIMEOUT);
         }
         start_bus_reset(bus, RS_BUS_RESET);
@@ -317,8 +318,8 @@ void pcam_eng_escalate(pcam_bus *bus)
     default:
         pcam_core_log(bus, PCAM_LOG_ERROR, "chip does not recover; failing every command", NULL);
         kill_everything(bus, PCAM_NO_HBA);
-        bus->state = ES_DEAD;
-        bus->shut_down = true;
+        bus->eng.state = ES_DEAD;
+        bus->eng.shut_down = true;
         recovery_done(bus);
         return;
     }
@@ -326,9 +327,9 @@ void pcam_eng_escalate(pcam_bus *bus)
 
 void pcam_eng_fail_chip(pcam_bus *bus)
 {
-    pcam_core_event(bus, PCAM_EV_CHIP_RESET, bus->conn_target, 0xFF, 0);
+    pcam_core_event(bus, PCAM_EV_CHIP_RESET, bus->eng.conn_target, 0xFF, 0);
     pcam_core_log(bus, PCAM_LOG_WARN, "chip reported a condition it cannot continue from; resetting", NULL);
-    if (bus->recovery == RS_CHIP_RESET) {
+    if (bus->lad.step == RS_CHIP_RESET) {
         pcam_eng_escalate(bus);
         return;
     }
@@ -341,24 +342,24 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
     uint64_t now = pcam_core_now(bus);
     uint32_t settle_ms = bus->cfg.reset_settle_ms;
 
-    pcam_core_event(bus, PCAM_EV_BUS_RESET, 0xFF, 0xFF, bus->state == ES_RESETTING);
+    pcam_core_event(bus, PCAM_EV_BUS_RESET, 0xFF, 0xFF, bus->eng.state == ES_RESETTING);
     /* Whatever was on the bus is gone. */
-    bus->state = ES_IDLE;
-    bus->action = ACT_NONE;
-    if (bus->mgmt_ccb != NULL) {
-        bus->mgmt_ccb->priv.state = PCAM_CS_MGMT;
-        pcam_ccbq_push_head(&bus->mgmt, bus->mgmt_ccb);
+    bus->eng.state = ES_IDLE;
+    bus->eng.action = ACT_NONE;
+    if (bus->eng.mgmt_ccb != NULL) {
+        bus->eng.mgmt_ccb->priv.state = PCAM_CS_MGMT;
+        pcam_ccbq_push_head(&bus->eng.mgmt, bus->eng.mgmt_ccb);
     }
-    bus->nexus = NULL;
-    bus->mgmt_ccb = NULL;
-    bus->conn_target = 0xFF;
-    bus->expect_free = EF_NONE;
-    bus->engine_flags = 0;
-    bus->msgin_len = 0;
-    bus->msgout_len = 0;
+    bus->eng.nexus = NULL;
+    bus->eng.mgmt_ccb = NULL;
+    bus->eng.conn_target = 0xFF;
+    bus->eng.expect_free = EF_NONE;
+    bus->eng.engine_flags = 0;
+    bus->eng.msgin_len = 0;
+    bus->eng.msgout_len = 0;
     take_down_all(bus, 0xFF, 0xFF,
-                  (uint16_t)(PCAM_RCV_BUS_RESET | (bus->recovery == RS_CHIP_RESET ? PCAM_RCV_CHIP_RESET : 0)));
-    bus->abort_head = NULL;
+                  (uint16_t)(PCAM_RCV_BUS_RESET | (bus->lad.step == RS_CHIP_RESET ? PCAM_RCV_CHIP_RESET : 0)));
+    bus->lad.abort_head = NULL;
     for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
         if (t == bus->caps.initiator_id)
             continue;
@@ -381,10 +382,10 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
             }
         }
     }
-    bus->settle_until_ns = now + PCAM_MS(settle_ms);
-    while (bus->reset_ccb != NULL) {
-        pcam_ccb *r = bus->reset_ccb;
-        bus->reset_ccb = r->priv.link2;
+    bus->lad.settle_until_ns = now + PCAM_MS(settle_ms);
+    while (bus->lad.reset_ccb != NULL) {
+        pcam_ccb *r = bus->lad.reset_ccb;
+        bus->lad.reset_ccb = r->priv.link2;
         r->priv.link2 = NULL;
         pcam_core_complete(bus, r, PCAM_REQ_CMP);
     }
@@ -398,14 +399,14 @@ static void command_timed_out(pcam_bus *bus, pcam_ccb *c)
     c->priv.flags |= PCAM_CF_TIMED_OUT | PCAM_CF_ABORT;
     PCAM_COUNT(bus->targets[c->target], timeouts);
     pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, c->priv.tag);
-    if (bus->recovery != RS_NONE) {
+    if (bus->lad.step != RS_NONE) {
         pcam_eng_request_abort(bus, c); /* after the step in progress */
         return;
     }
-    bus->recovery = RS_ABORT;
-    bus->recov_ccb = c;
-    bus->recovery_deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
-    if (bus->nexus == c && bus->state == ES_CONNECTED) {
+    bus->lad.step = RS_ABORT;
+    bus->lad.ccb = c;
+    bus->lad.deadline_ns = pcam_core_now(bus) + PCAM_MS(bus->cfg.abort_timeout_ms);
+    if (bus->eng.nexus == c && bus->eng.state == ES_CONNECTED) {
         /* Connected: ask it to let go at its next phase change. */
         c->u.io.recovery |= PCAM_RCV_ABORT;
         pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
@@ -447,7 +448,7 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
                 next = c->priv.deadline_ns;
         }
     }
-    bus->timer_ns = next;
+    bus->eng.timer_ns = next;
 }
 
 /* Clear the holds and the settle delay that have passed, and find the
@@ -457,11 +458,11 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
  * that lands exactly on it is not missed, and nothing stale is reported after. */
 static void expire_waits(pcam_bus *bus, uint64_t now)
 {
-    if (bus->settle_until_ns != 0 && now >= bus->settle_until_ns) {
-        bus->settle_until_ns = 0;
+    if (bus->lad.settle_until_ns != 0 && now >= bus->lad.settle_until_ns) {
+        bus->lad.settle_until_ns = 0;
         pcam_q_touch(bus);
     }
-    if (now < bus->hold_ns)
+    if (now < bus->eng.hold_ns)
         return;
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < bus->nluns; i++) {
@@ -475,40 +476,40 @@ static void expire_waits(pcam_bus *bus, uint64_t now)
         else if (l->hold_until_ns < next)
             next = l->hold_until_ns;
     }
-    bus->hold_ns = next;
+    bus->eng.hold_ns = next;
 }
 
 void pcam_engine_tick(pcam_bus *bus, uint64_t now)
 {
-    if (bus->shut_down)
+    if (bus->eng.shut_down)
         return;
     expire_waits(bus, now);
     pcam_q_tick(bus, now);
     pcam_q_touch(bus); /* ticks are rare; a look costs less than a missed issue */
-    if (bus->recovery != RS_NONE && now >= bus->recovery_deadline_ns)
+    if (bus->lad.step != RS_NONE && now >= bus->lad.deadline_ns)
         pcam_eng_escalate(bus);
-    if (now >= bus->timer_ns)
+    if (now >= bus->eng.timer_ns)
         scan_deadlines(bus, now);
 }
 
 uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
 {
-    uint64_t t = bus->timer_ns;
+    uint64_t t = bus->eng.timer_ns;
     /* Asked after every entry point: the usual answer (no recovery, no
      * settle delay, nobody held back, running) in one test. */
-    if ((bus->recovery | bus->q_throttled | (uint8_t)bus->shut_down) == 0 && bus->settle_until_ns == 0)
-        return bus->hold_ns < t ? bus->hold_ns : t;
-    if (bus->shut_down)
+    if ((bus->lad.step | pcam_q_throttled(bus) | (uint8_t)bus->eng.shut_down) == 0 && bus->lad.settle_until_ns == 0)
+        return bus->eng.hold_ns < t ? bus->eng.hold_ns : t;
+    if (bus->eng.shut_down)
         return UINT64_MAX;
-    if (bus->recovery != RS_NONE && bus->recovery_deadline_ns < t)
-        t = bus->recovery_deadline_ns;
-    if (bus->settle_until_ns != 0 && bus->settle_until_ns < t)
-        t = bus->settle_until_ns; /* cleared by the tick once it has passed */
-    if (bus->hold_ns < t)
-        t = bus->hold_ns;
+    if (bus->lad.step != RS_NONE && bus->lad.deadline_ns < t)
+        t = bus->lad.deadline_ns;
+    if (bus->lad.settle_until_ns != 0 && bus->lad.settle_until_ns < t)
+        t = bus->lad.settle_until_ns; /* cleared by the tick once it has passed */
+    if (bus->eng.hold_ns < t)
+        t = bus->eng.hold_ns;
     /* Targets held back by per-bus aging are re-evaluated on this schedule. */
-    if (bus->q_throttled != 0 && bus->q_age_next_ns < t)
-        t = bus->q_age_next_ns;
+    if (pcam_q_throttled(bus) != 0 && pcam_q_age_next_ns(bus) < t)
+        t = pcam_q_age_next_ns(bus);
     return t;
 }
 
@@ -519,7 +520,7 @@ uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
  * found by fuzz_engine, corpus/engine/abort_second_reset_bus). */
 static bool waiting_for_reset(const pcam_bus *bus, const pcam_ccb *v)
 {
-    for (const pcam_ccb *r = bus->reset_ccb; r != NULL; r = r->priv.link2)
+    for (const pcam_ccb *r = bus->lad.reset_ccb; r != NULL; r = r->priv.link2)
         if (r == v)
             return true;
     return false;
@@ -541,18 +542,19 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
         break;
     }
     case PCAM_CS_MGMT:
-        if (v == bus->scan_ccb || v == bus->mgmt_ccb || waiting_for_reset(bus, v)) {
+        /* (A scan request core/xpt took before calling here: pcam_scan_abort.) */
+        if (v->func != PCAM_FN_RESET_DEV || v == bus->eng.mgmt_ccb || waiting_for_reset(bus, v)) {
             pcam_core_complete(bus, ccb, PCAM_REQ_INVALID); /* already on the bus */
             return;
         }
-        pcam_ccbq_remove(v->func == PCAM_FN_RESET_DEV ? &bus->mgmt : &bus->scan_q, v);
+        pcam_ccbq_remove(&bus->eng.mgmt, v);
         pcam_core_complete(bus, v, PCAM_REQ_ABORTED);
         break;
     case PCAM_CS_ACTIVE:
         if ((v->priv.flags & PCAM_CF_ABORT) != 0)
             break; /* already being aborted */
         v->priv.flags |= PCAM_CF_ABORT;
-        if (bus->nexus == v && bus->state == ES_CONNECTED) {
+        if (bus->eng.nexus == v && bus->eng.state == ES_CONNECTED) {
             v->u.io.recovery |= PCAM_RCV_ABORT;
             pcam_eng_abandon_nexus(bus, PCAM_MSG_ABORT_TASK);
         }
@@ -570,9 +572,9 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
 void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb)
 {
     ccb->priv.state = PCAM_CS_MGMT;
-    ccb->priv.link2 = bus->reset_ccb;
-    bus->reset_ccb = ccb;
-    if (bus->state == ES_RESETTING)
+    ccb->priv.link2 = bus->lad.reset_ccb;
+    bus->lad.reset_ccb = ccb;
+    if (bus->eng.state == ES_RESETTING)
         return; /* the reset under way serves this request too */
     start_bus_reset(bus, RS_BUS_RESET);
 }
@@ -580,10 +582,10 @@ void pcam_engine_reset_bus(pcam_bus *bus, pcam_ccb *ccb)
 static void kill_everything(pcam_bus *bus, uint32_t status)
 {
     pcam_ccb *c;
-    bus->nexus = NULL;
-    bus->sense_head = NULL;
-    bus->abort_head = NULL;
-    bus->recov_ccb = NULL;
+    bus->eng.nexus = NULL;
+    bus->eng.sense_head = NULL;
+    bus->lad.abort_head = NULL;
+    bus->lad.ccb = NULL;
     for (size_t i = 0; i < bus->nluns; i++) {
         pcam_lun *l = &bus->luns[i];
         while ((c = l->active.head) != NULL) {
@@ -594,32 +596,33 @@ static void kill_everything(pcam_bus *bus, uint32_t status)
         while ((c = pcam_ccbq_pop_head(&l->pending)) != NULL)
             pcam_core_complete(bus, c, status);
     }
-    if (bus->mgmt_ccb != NULL)
-        pcam_core_complete(bus, bus->mgmt_ccb, status);
-    bus->mgmt_ccb = NULL;
-    while ((c = pcam_ccbq_pop_head(&bus->mgmt)) != NULL)
+    if (bus->eng.mgmt_ccb != NULL)
+        pcam_core_complete(bus, bus->eng.mgmt_ccb, status);
+    bus->eng.mgmt_ccb = NULL;
+    while ((c = pcam_ccbq_pop_head(&bus->eng.mgmt)) != NULL)
         pcam_core_complete(bus, c, status);
-    while ((c = pcam_ccbq_pop_head(&bus->scan_q)) != NULL)
-        pcam_core_complete(bus, c, status);
-    if (bus->scan_ccb != NULL) {
-        c = bus->scan_ccb;
-        bus->scan_ccb = NULL;
-        bus->scan_flags = 0;
-        pcam_core_complete(bus, c, status);
-    }
-    while (bus->reset_ccb != NULL) {
-        c = bus->reset_ccb;
-        bus->reset_ccb = c->priv.link2;
+    /* The scan's requests are core/xpt's: pcam_bus_shutdown() cancels them,
+     * and after a chip death the scan's probe (failed above) does. */
+    while (bus->lad.reset_ccb != NULL) {
+        c = bus->lad.reset_ccb;
+        bus->lad.reset_ccb = c->priv.link2;
         c->priv.link2 = NULL;
         pcam_core_complete(bus, c, status);
     }
 }
 
+void pcam_engine_reset_dev(pcam_bus *bus, pcam_ccb *ccb)
+{
+    ccb->priv.state = PCAM_CS_MGMT;
+    pcam_ccbq_push_tail(&bus->eng.mgmt, ccb);
+}
+
 void pcam_engine_shutdown(pcam_bus *bus)
 {
+    bus->eng.shut_down = true;
     kill_everything(bus, PCAM_REQ_ABORTED);
     bus->hal.ops->reset_chip(bus->hal.sc);
-    bus->state = ES_DEAD;
-    bus->action = ACT_NONE;
+    bus->eng.state = ES_DEAD;
+    bus->eng.action = ACT_NONE;
     recovery_done(bus);
 }

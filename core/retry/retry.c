@@ -3,8 +3,9 @@
  * What to do with a SCSI I/O once its status (and autosense) is in: the
  * retry policy. Transient conditions are retried within the CCB's budget;
  * media and request errors fail at once, so a bad block never causes a retry
- * storm. The timeout escalation ladder lives with the engine, which owns the
- * bus actions it needs.
+ * storm. It decides and never acts: the engine carries the decision out
+ * (ending.c), and the timeout escalation ladder is core/engine/ladder.c,
+ * with the engine, which owns the bus actions it needs.
  */
 #include "pcam_core.h"
 #include "pcam/pcam_sense.h"
@@ -28,7 +29,7 @@ static bool can_retry(const pcam_ccb *ccb)
     return (ccb->flags & PCAM_CCB_NO_RECOVERY) == 0 && ccb->priv.retries_left > 0;
 }
 
-static pcam_recov_action retry(pcam_bus *bus, pcam_ccb *ccb)
+static pcam_retry_action retry(pcam_bus *bus, pcam_ccb *ccb)
 {
     ccb->priv.retries_left--;
     PCAM_COUNT(bus->targets[ccb->target], retries);
@@ -36,7 +37,7 @@ static pcam_recov_action retry(pcam_bus *bus, pcam_ccb *ccb)
 }
 
 /* `l` is the command's LUN slot (NULL if it has none). */
-static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun *l,
+static pcam_retry_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun *l,
                                          uint32_t *delay_ms)
 {
     uint32_t base = PCAM_SCSI_STATUS_ERROR;
@@ -137,7 +138,7 @@ static pcam_recov_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun 
     }
 }
 
-pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
+pcam_retry_action pcam_retry_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
 {
     pcam_target *tgt = &bus->targets[ccb->target];
     pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
@@ -178,7 +179,7 @@ pcam_recov_action pcam_recov_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *dela
     }
 }
 
-pcam_recov_action pcam_recov_transport(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
+pcam_retry_action pcam_retry_transport(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {
     ccb->status = status;
     if (can_retry(ccb))

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* The engine's state as other concerns may see it: read-only answers, and
+ * the one deadline core/xpt hands in. Nothing outside core/engine touches
+ * bus->eng or bus->lad; included by pcam_core.h. */
+#ifndef PCAM_ENGINE_INLINE_H
+#define PCAM_ENGINE_INLINE_H
+
+/* A command submitted at core/xpt must be looked at by `life` at the latest. */
+static inline void pcam_engine_note_life(pcam_bus *bus, uint64_t life)
+{
+    if (life < bus->eng.timer_ns)
+        bus->eng.timer_ns = life;
+}
+/* Shut down by the embedder, or the chip is dead: nothing more is started. */
+static inline bool pcam_engine_shut_down(const pcam_bus *bus)
+{
+    return bus->eng.shut_down;
+}
+/* The CCB connected or being selected, or NULL. */
+static inline const pcam_ccb *pcam_engine_nexus(const pcam_bus *bus)
+{
+    return bus->eng.nexus;
+}
+/* The first CCB waiting for its REQUEST SENSE (list through priv.link2). */
+static inline const pcam_ccb *pcam_engine_sense_head(const pcam_bus *bus)
+{
+    return bus->eng.sense_head;
+}
+
+#endif /* PCAM_ENGINE_INLINE_H */

@@ -1,0 +1,105 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# The core's layering and state ownership (docs/design.md, "Layers inside
+# the core"), checked on the source text. What it checks, grep-level:
+#  1. calls: a function called in a core/ folder's .c files that is defined
+#     (at file scope, not static, or static inline in a folder's header) in
+#     another folder must be defined in a LOWER layer; a call sideways or
+#     upward fails. Calls through function pointers (the HAL, callbacks)
+#     and macros are not seen.
+#  2. includes: a core/ file includes no header of a higher or sibling folder.
+#  3. ownership: `->SUB.` of a pcam_bus sub-struct (eng, lad, q, scan, ev,
+#     xpt) appears only in the folder that owns it, except for reads in
+#     core/include (the shared read-only accessors), which may write none.
+#     A write is an assignment, ++/--, or taking the address (&...->SUB.).
+# It does not parse C: a write hidden behind a pointer alias (p = &bus->q;
+# p->x = 1 is caught at the `&`) is what it catches; a cast is not.
+# usage: check.sh [SOURCE_DIR]   (exit 1 and a line per violation)
+set -eu
+cd "${1:-$(dirname "$0")/../..}/core"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# layer of each folder: lower numbers are called by higher ones
+layer() {
+  case $1 in
+    proto) echo 0 ;; common) echo 1 ;; queue|nego) echo 2 ;; retry) echo 3 ;;
+    engine) echo 4 ;; xpt) echo 5 ;; *) echo -1 ;;
+  esac
+}
+# owner folder of each sub-struct of pcam_bus
+owner() {
+  case $1 in
+    eng|lad) echo engine ;; q) echo queue ;; scan|xpt) echo xpt ;; ev) echo common ;;
+  esac
+}
+folders="proto common queue nego retry engine xpt"
+
+# 1. definitions: name folder
+for d in $folders; do
+  for f in "$d"/*.c; do
+    [ -e "$f" ] || continue
+    sed -n 's/^[A-Za-z_][A-Za-z0-9_ *]*[ *]\(pcam_[A-Za-z0-9_]*\)(.*/\1/p' "$f" |
+      grep -v '^$' | sed "s|\$| $d|"
+  done
+  for h in "$d"/*.h; do
+    [ -e "$h" ] || continue
+    sed -n 's/^static inline [A-Za-z0-9_ *]*[ *]\(pcam_[A-Za-z0-9_]*\)(.*/\1/p' "$h" | sed "s|\$| $d|"
+  done
+done | sort -u > "$tmp/defs"
+grep -v '^static' "$tmp/defs" > /dev/null || true
+
+fail=0
+for d in $folders; do
+  ld=$(layer "$d")
+  for f in "$d"/*.c "$d"/*.h; do
+    [ -e "$f" ] || continue
+    # comments out (one-line and block), then every identifier followed by "("
+    sed -e 's|/\*.*\*/||g' "$f" | awk '/\/\*/ { c = 1 } !c { print } /\*\// { c = 0 }' |
+      grep -o 'pcam_[A-Za-z0-9_]*[[:space:]]*(' | sed 's/[[:space:]]*($//' | sort -u > "$tmp/calls"
+    join "$tmp/calls" "$tmp/defs" | while read -r fn where; do
+      [ "$where" = "$d" ] && continue
+      lw=$(layer "$where")
+      if [ "$lw" -ge "$ld" ]; then
+        echo "layering: core/$f (layer $ld, $d) calls $fn of core/$where (layer $lw)"
+      fi
+    done
+    # 2. includes of another folder's header
+    grep -o '#include "[^"]*"' "$f" | sed 's/#include "//; s/"$//' | while read -r inc; do
+      base=${inc##*/}
+      for od in $folders; do
+        [ "$od" = "$d" ] && continue
+        if [ -e "$od/$base" ] && [ "$(layer "$od")" -ge "$ld" ]; then
+          echo "layering: core/$f (layer $ld) includes $inc of core/$od (layer $(layer "$od"))"
+        fi
+      done
+    done
+  done
+done > "$tmp/out1"
+
+# 3. ownership of the pcam_bus sub-structs
+for f in */*.c */*.h; do
+  d=${f%%/*}
+  grep -n -- '->\(eng\|lad\|q\|scan\|ev\|xpt\)\.' "$f" | while IFS= read -r line; do
+    for sub in $(echo "$line" | grep -o -- '->\(eng\|lad\|q\|scan\|ev\|xpt\)\.' | sed 's/->//; s/\.//' | sort -u); do
+      own=$(owner "$sub")
+      [ "$own" = "$d" ] && continue
+      write=$(echo "$line" | grep -c -e "->$sub\.[A-Za-z0-9_.]*\(\[[^]]*\]\)*[[:space:]]*\([-+*/|&^]\?=[^=]\|++\|--\)" \
+                                    -e "\(++\|--\|&\)[A-Za-z0-9_]*->$sub\." || true)
+      if [ "$write" -gt 0 ]; then
+        echo "ownership: core/$f writes bus->$sub (owned by core/$own): ${line#*:}"
+      elif [ "$d" != include ]; then
+        echo "ownership: core/$f reads bus->$sub (owned by core/$own) without an accessor: ${line#*:}"
+      fi
+    done
+  done
+done > "$tmp/out2"
+
+cat "$tmp/out1" "$tmp/out2"
+n=$(cat "$tmp/out1" "$tmp/out2" | wc -l)
+checked=$(wc -l < "$tmp/defs")
+if [ "$n" -ne 0 ]; then
+  echo "FAIL: $n layering/ownership violations (checked $checked core functions)"
+  exit 1
+fi
+echo "ok: core/ layering and pcam_bus ownership hold ($checked functions mapped to folders)"
