@@ -37,11 +37,17 @@ typedef struct opts {
     uint32_t disk_mb;
     uint64_t seed;
     uint32_t starve_ms, age_ms;
-    bool fast_disks;
+    uint32_t timeout_ms;  /* the bus's default_timeout_ms (0: the core's default) */
+    enum pcambench_disk disk;
     /* result files (see "Result files" below) */
     const char *csv, *series_csv, *latency_csv, *json_file;
     uint32_t interval_ms;
 } opts;
+
+typedef struct summary {
+    double sim_s, iops, mbps, util, busy, share, host_ns;
+    uint32_t p50, p99, pmax;
+} summary;
 
 typedef struct job {
     rig_ccb rc;
@@ -56,7 +62,8 @@ typedef struct bench {
     job *jobs;
     uint64_t rng;
     uint64_t next_seq[PCAM_SIM_MAX_IDS];
-    uint64_t done, done_measured, errors;
+    uint64_t done, done_measured, errors, timeouts;
+    uint64_t worst_wait_ns; /* longest submit-to-completion while measuring */
     uint64_t per_target[PCAM_SIM_MAX_IDS];
     uint64_t bytes;
     uint32_t *lat_us;
@@ -70,6 +77,8 @@ typedef struct bench {
     /* chip events the core fetched (hal_counting_poll), and at the start of measuring */
     pcam_hal_ops counting_ops;
     uint64_t events, events_at_start;
+    summary m;  /* the figures of the run (bench_run) */
+    double bw;  /* the bus's modelled bandwidth, bytes per second */
 } bench;
 
 /* The chip's events as the core fetches them, counted. Named hal_* so the
@@ -109,10 +118,14 @@ static void job_done(rig_ccb *rc)
     bench *b = j->b;
     if ((rc->ccb.status & PCAM_STATUS_MASK) != PCAM_REQ_CMP)
         b->errors++;
+    if ((rc->ccb.status & PCAM_STATUS_MASK) == PCAM_CMD_TIMEOUT)
+        b->timeouts++;
     b->done++;
     if (b->measuring) {
         uint64_t now = pcam_sim_now(b->r.sim);
         b->done_measured++;
+        if (now - rc->submit_ns > b->worst_wait_ns)
+            b->worst_wait_ns = now - rc->submit_ns;
         b->per_target[j->target < 7 ? j->target : j->target - 1]++;
         series_count(b, now, j->target < 7 ? j->target : j->target - 1);
         b->bytes += rc->ccb.u.io.data_len - rc->ccb.u.io.resid;
@@ -185,6 +198,52 @@ __attribute__((noinline)) void bench_steady_state(bench *b, uint64_t end_ns)
             break;
 }
 
+static const char *const disk_names[] = {"ultra2", "1995", "fast", "cdrom"};
+
+const char *pcambench_disk_name(enum pcambench_disk d)
+{
+    return (unsigned)d < sizeof disk_names / sizeof disk_names[0] ? disk_names[d] : "?";
+}
+
+int pcambench_disk_parse(const char *s)
+{
+    for (unsigned i = 0; i < sizeof disk_names / sizeof disk_names[0]; i++)
+        if (strcmp(s, disk_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* The disks' mechanism. hal/sim has two models, the 1995 7,200 rpm disk
+ * and the 1995 quad-speed CD-ROM (here on a disk that queues, so the core
+ * meets its timing under tags); the bench adds two variants of the disk. */
+static void set_timing(pcam_simlu_timing *tm, enum pcambench_disk d)
+{
+    pcam_simlu_default_timing(tm);
+    switch (d) {
+    case PCAMBENCH_DISK_1995:
+        break;
+    case PCAMBENCH_DISK_CDROM:
+        pcam_simlu_cdrom_timing(tm);
+        break;
+    case PCAMBENCH_DISK_FAST:
+        /* Disks that each stream far faster than a quarter of a Fast-10
+         * bus even on random I/O: the bus is the bottleneck, which is
+         * when arbitration by ID starves the low IDs. */
+        tm->media_kbps = 25000;
+        tm->overhead_ns = 100000;
+        tm->seek_min_ns = 200000;
+        tm->seek_max_ns = 2000000;
+        tm->rotation_ns = 2000000;
+        break;
+    case PCAMBENCH_DISK_ULTRA2:
+    default:
+        /* Disks of the Ultra2 era: they stream 25 MB/s off the media into
+         * their buffer. */
+        tm->media_kbps = 25000;
+        break;
+    }
+}
+
 static int cmp_u32(const void *a, const void *b)
 {
     uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -200,12 +259,16 @@ static int usage(void)
             "                 [--bus fast10|fast20|ultra2|ultra160] [--narrow] [--seconds S]\n"
             "                 [--commands N] [--disk-mb M] [--seed X] [--no-aging] [--polled] [--json]\n"
             "                 [--starve-ms MS] [--age-ms MS]   (override the aging settings)\n"
-            "                 [--fast-disks]   (short seeks: the bus, not the disks, is the bottleneck)\n"
+            "                 [--disk ultra2|1995|fast|cdrom]   (the disks' mechanism, default ultra2)\n"
+            "                 [--fast-disks]   (= --disk fast: the bus, not the disks, is the bottleneck)\n"
+            "                 [--timeout-ms MS]   (the bus's default command timeout, default 30000)\n"
             "                 [--csv FILE] [--series-csv FILE] [--interval-ms MS] [--latency-csv FILE]\n"
             "                 [--json-file FILE]   (results for plotting: bench/plots.sh)\n"
-            "       %s --qemu [--seconds S] [--commands N] [--image FILE] [--bounce] [--json]\n"
-            "                 (random reads on QEMU's AM53C974; --qemu --help for more)\n",
-            prog, prog);
+            "       %s --qemu [--chip am53c974|lsi53c895a] [--seconds S] [--commands N] [--image FILE]\n"
+            "                 [--bounce] [--scripts] [--record FILE] [--json]\n"
+            "                 (random reads on a QEMU controller; --qemu --help for more)\n"
+            "       %s --sweep [--short] [--seeds N] [--seconds S] ...   (the fairness sweep; --sweep --help)\n",
+            prog, prog, prog);
     return 2;
 }
 
@@ -224,6 +287,8 @@ static int parse(int argc, char **argv, opts *o)
     o->disk_mb = 64;
     o->seed = 1;
     o->interval_ms = 1000;
+    o->timeout_ms = 30000;
+    o->disk = PCAMBENCH_DISK_ULTRA2;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -235,6 +300,14 @@ static int parse(int argc, char **argv, opts *o)
         else if (strcmp(a, "--seed") == 0 && v) { o->seed = strtoull(v, NULL, 0); i++; }
         else if (strcmp(a, "--starve-ms") == 0 && v) { o->starve_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
         else if (strcmp(a, "--age-ms") == 0 && v) { o->age_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--timeout-ms") == 0 && v) { o->timeout_ms = (uint32_t)strtoul(v, NULL, 0); i++; }
+        else if (strcmp(a, "--disk") == 0 && v) {
+            int d = pcambench_disk_parse(v);
+            if (d < 0)
+                return usage();
+            o->disk = (enum pcambench_disk)d;
+            i++;
+        }
         else if (strcmp(a, "--csv") == 0 && v) { o->csv = v; i++; }
         else if (strcmp(a, "--series-csv") == 0 && v) { o->series_csv = v; i++; }
         else if (strcmp(a, "--latency-csv") == 0 && v) { o->latency_csv = v; i++; }
@@ -266,7 +339,7 @@ static int parse(int argc, char **argv, opts *o)
             i++;
         } else if (strcmp(a, "--narrow") == 0) o->wide = false;
         else if (strcmp(a, "--no-aging") == 0) o->aging = false;
-        else if (strcmp(a, "--fast-disks") == 0) o->fast_disks = true;
+        else if (strcmp(a, "--fast-disks") == 0) o->disk = PCAMBENCH_DISK_FAST;
         else if (strcmp(a, "--polled") == 0) o->polled = true;
         else if (strcmp(a, "--json") == 0) o->json = true;
         else return usage();
@@ -282,11 +355,6 @@ static int parse(int argc, char **argv, opts *o)
 /* ---- Result files (--csv, --series-csv, --latency-csv, --json-file) ----
  * For bench/plots.sh and anyone who wants the numbers in a spreadsheet. The
  * figures are the ones printed; nothing here changes the run. */
-
-typedef struct summary {
-    double sim_s, iops, mbps, util, busy, share, host_ns;
-    uint32_t p50, p99, pmax;
-} summary;
 
 static void series_count(bench *b, uint64_t now, unsigned t)
 {
@@ -442,23 +510,10 @@ static int write_results(bench *b, const summary *m)
     return rc;
 }
 
-int pcambench_main(int argc, char **argv, const char *name)
+/* Build the bus, scan, warm up and measure; the figures land in b->m and
+ * the counters of b. Returns 0, or 1 when the bus could not be built. */
+static int bench_run(bench *b)
 {
-    if (name != NULL)
-        prog = name;
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--qemu") == 0)
-            return pcambench_qemu_main(argc, argv, prog);
-#ifdef PCAMBENCH_HAVE_QEMU_SYM
-        if (strcmp(argv[i], "--qemu-sym") == 0)
-            return pcambench_sym_main(argc, argv, prog); /* bench/pcambench_sym.c */
-#endif
-    }
-    bench *b = calloc(1, sizeof *b);
-    if (b == NULL || parse(argc, argv, &b->o) != 0) {
-        free(b);
-        return 2;
-    }
     opts *o = &b->o;
     pcam_sim_config sc;
     pcam_sim_config_defaults(&sc);
@@ -478,7 +533,8 @@ int pcambench_main(int argc, char **argv, const char *name)
     bc.tag_depth = (uint16_t)o->depth;
     if (bc.tag_depth_floor > bc.tag_depth)
         bc.tag_depth_floor = bc.tag_depth;
-    bc.default_timeout_ms = 30000;
+    if (o->timeout_ms != 0)
+        bc.default_timeout_ms = o->timeout_ms;
     if (simrig_init(&b->r, &sc, &bc, o->polled) != 0) {
         fprintf(stderr, "pcambench: cannot build the simulated bus\n");
         return 1;
@@ -498,8 +554,7 @@ int pcambench_main(int argc, char **argv, const char *name)
     tc.ppr = o->dt ? PCAM_SIM_NEGO_ACCEPT : PCAM_SIM_NEGO_REJECT;
     tc.ppr_options = o->dt ? PCAM_PPR_DT_REQ : 0;
     tc.ua_power_on = false;
-    /* Disks of the Ultra2 era: they stream 25 MB/s off the media into their
-     * buffer and disconnect while the mechanism works, reconnecting to burst
+    /* The disks disconnect while the mechanism works, reconnecting to burst
      * at bus speed (the disconnect-reconnect page's buffer ratios). */
     tc.disconnect = PCAM_SIM_DISC_ALWAYS;
     for (unsigned t = 0; t < o->targets; t++) {
@@ -507,17 +562,7 @@ int pcambench_main(int argc, char **argv, const char *name)
             fprintf(stderr, "pcambench: out of memory for %u MiB disks\n", o->disk_mb);
             return 1;
         }
-        pcam_simlu_timing *tm = &pcam_sim_lu(b->r.sim, id_of(t), 0)->timing;
-        tm->media_kbps = 25000;
-        if (o->fast_disks) {
-            /* Disks that each stream far faster than a quarter of a Fast-10
-             * bus even on random I/O: the bus is the bottleneck, which is
-             * when arbitration by ID starves the low IDs. */
-            tm->overhead_ns = 100000;
-            tm->seek_min_ns = 200000;
-            tm->seek_max_ns = 2000000;
-            tm->rotation_ns = 2000000;
-        }
+        set_timing(&pcam_sim_lu(b->r.sim, id_of(t), 0)->timing, o->disk);
     }
     rig_ccb scan;
     memset(&scan, 0, sizeof scan);
@@ -559,6 +604,12 @@ int pcambench_main(int argc, char **argv, const char *name)
                 (double)pcam_period_factor_to_ps(o->period); /* bytes per second */
     double util = (double)(s1.data_bytes - s0.data_bytes) / (sim_s * bw);
     double busy = (double)(s1.busy_ns - s0.busy_ns) / (sim_s * 1e9);
+    /* Every job is outstanding at the end (a completion resubmits it), so
+     * a command that never completed counts with the wait it has so far:
+     * starvation cannot hide past the end of the run. */
+    for (unsigned i = 0; i < o->targets * o->depth; i++)
+        if (pcam_sim_now(b->r.sim) - b->jobs[i].rc.submit_ns > b->worst_wait_ns)
+            b->worst_wait_ns = pcam_sim_now(b->r.sim) - b->jobs[i].rc.submit_ns;
     qsort(b->lat_us, b->lat_n, sizeof *b->lat_us, cmp_u32);
     uint32_t p50 = b->lat_n ? b->lat_us[b->lat_n / 2] : 0;
     uint32_t p99 = b->lat_n ? b->lat_us[(b->lat_n * 99) / 100] : 0;
@@ -568,8 +619,50 @@ int pcambench_main(int argc, char **argv, const char *name)
         if (b->per_target[t] < min_t) min_t = b->per_target[t];
         if (b->per_target[t] > max_t) max_t = b->per_target[t];
     }
-    pcam_counters c0;
-    pcam_bus_get_counters(&b->r.bus, 0, &c0);
+    b->m = (summary){sim_s, (double)b->done_measured / sim_s, (double)b->bytes / sim_s / 1e6, util, busy,
+                     max_t ? (double)min_t / (double)max_t : 0.0,
+                     b->done_measured ? wall_ns / (double)b->done_measured : 0.0, p50, p99, pmax};
+    b->bw = bw;
+    return 0;
+}
+
+static void bench_free(bench *b)
+{
+    b->stop = true; /* shutdown aborts what is in flight: resubmit nothing */
+    if (b->r.sim != NULL)
+        simrig_fini(&b->r);
+    /* Free everything: pcamctl runs this as a subcommand under sanitizers. */
+    if (b->jobs != NULL)
+        for (unsigned i = 0; i < b->o.targets * b->o.depth; i++)
+            free(b->jobs[i].buf);
+    free(b->jobs);
+    free(b->lat_us);
+    free(b->series);
+    free(b);
+}
+
+int pcambench_main(int argc, char **argv, const char *name)
+{
+    if (name != NULL)
+        prog = name;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--qemu") == 0 || strcmp(argv[i], "--qemu-sym") == 0)
+            return pcambench_qemu_main(argc, argv, prog); /* bench/pcambench_qemu.c */
+    }
+    bench *b = calloc(1, sizeof *b);
+    if (b == NULL || parse(argc, argv, &b->o) != 0) {
+        free(b);
+        return 2;
+    }
+    if (bench_run(b) != 0) {
+        bench_free(b);
+        return 1;
+    }
+    opts *o = &b->o;
+    const summary *m = &b->m;
+    double sim_s = m->sim_s, util = m->util, busy = m->busy, bw = b->bw;
+    double wall_ns = m->host_ns * (double)b->done_measured;
+    uint32_t p50 = m->p50, p99 = m->p99, pmax = m->pmax;
     if (o->json) {
         printf("{\"pattern\":\"%s\",\"targets\":%u,\"depth\":%u,\"outstanding\":%u,\"period\":%u,"
                "\"wide\":%s,\"dt\":%s,\"aging\":%s,\"sim_seconds\":%.3f,\"commands\":%" PRIu64 ","
@@ -580,17 +673,21 @@ int pcambench_main(int argc, char **argv, const char *name)
                o->wide ? "true" : "false", o->dt ? "true" : "false", o->aging ? "true" : "false",
                sim_s, b->done_measured, b->errors, (double)b->done_measured / sim_s,
                (double)b->bytes / sim_s / 1e6, util, busy,
-               max_t ? (double)min_t / (double)max_t : 0.0, p50, p99, pmax,
+               m->share, p50, p99, pmax,
                b->done_measured ? wall_ns / (double)b->done_measured : 0.0);
         for (unsigned t = 0; t < o->targets; t++)
             printf("%s%" PRIu64, t ? "," : "", b->per_target[t]);
         printf("]}\n");
     } else {
-        printf("pcambench: %s, %u targets x depth %u (%u outstanding), period 0x%02X %s%s, aging %s\n",
+        printf("pcambench: %s, %u targets x depth %u (%u outstanding), period 0x%02X %s%s, aging %s, %s disks\n",
                o->pattern_name, o->targets, o->depth, o->targets * o->depth, o->period,
-               o->wide ? "wide" : "narrow", o->dt ? " DT" : "", o->aging ? "on" : "off");
-        printf("  simulated time      %.3f s, %" PRIu64 " commands, %" PRIu64 " errors\n", sim_s,
-               b->done_measured, b->errors);
+               o->wide ? "wide" : "narrow", o->dt ? " DT" : "", o->aging ? "on" : "off",
+               pcambench_disk_name(o->disk));
+        printf("  simulated time      %.3f s, %" PRIu64 " commands, %" PRIu64 " errors (%" PRIu64 " timeouts)\n",
+               sim_s, b->done_measured, b->errors, b->timeouts);
+        printf("  worst wait          %.3f s (%.1f%% of the %u ms command timeout)\n",
+               (double)b->worst_wait_ns / 1e9, (double)b->worst_wait_ns / 1e4 / (double)b->r.bus.cfg.default_timeout_ms,
+               (unsigned)b->r.bus.cfg.default_timeout_ms);
         printf("  throughput          %.1f IOPS, %.2f MB/s\n", (double)b->done_measured / sim_s,
                (double)b->bytes / sim_s / 1e6);
         printf("  bus utilisation     %.1f%% of %.1f MB/s modelled (bus busy %.1f%%)\n", util * 100.0,
@@ -599,7 +696,7 @@ int pcambench_main(int argc, char **argv, const char *name)
         printf("  per-target share   ");
         for (unsigned t = 0; t < o->targets; t++)
             printf(" %u:%.1f%%", t, 100.0 * (double)b->per_target[t] / (double)(b->done_measured ? b->done_measured : 1));
-        printf("  (min/max %.2f)\n", max_t ? (double)min_t / (double)max_t : 0.0);
+        printf("  (min/max %.2f)\n", m->share);
         printf("  core counters      ");
         for (unsigned t = 0; t < o->targets; t++) {
             pcam_counters c;
@@ -615,21 +712,52 @@ int pcambench_main(int argc, char **argv, const char *name)
                b->done_measured ? wall_ns / (double)b->done_measured : 0.0);
     }
     int rc = b->errors != 0;
-    summary sum = {sim_s, (double)b->done_measured / sim_s, (double)b->bytes / sim_s / 1e6, util, busy,
-                   max_t ? (double)min_t / (double)max_t : 0.0,
-                   b->done_measured ? wall_ns / (double)b->done_measured : 0.0, p50, p99, pmax};
-    if (write_results(b, &sum) != 0)
+    if (write_results(b, m) != 0)
         rc = 1;
-    b->stop = true; /* shutdown aborts what is in flight: resubmit nothing */
-    simrig_fini(&b->r);
-    /* Free everything: pcamctl runs this as a subcommand under sanitizers. */
-    for (unsigned i = 0; i < o->targets * o->depth; i++)
-        free(b->jobs[i].buf);
-    free(b->jobs);
-    free(b->lat_us);
-    free(b->series);
-    free(b);
+    bench_free(b);
     return rc;
+}
+
+int pcambench_fair_run(const pcambench_cell *c, pcambench_fair *out)
+{
+    bench *b = calloc(1, sizeof *b);
+    if (b == NULL || c == NULL || out == NULL) {
+        free(b);
+        return 1;
+    }
+    char *argv[] = {(char *)"pcambench", NULL};
+    parse(1, argv, &b->o); /* the defaults */
+    opts *o = &b->o;
+    o->targets = c->targets;
+    o->depth = c->depth;
+    o->wide = c->wide;
+    o->period = c->period;
+    o->dt = c->dt;
+    o->disk = c->disk;
+    o->seed = c->seed;
+    o->seconds = c->seconds;
+    o->disk_mb = c->disk_mb;
+    o->pattern = PAT_MIXED;
+    o->pattern_name = "mixed";
+    o->aging = c->aging;
+    o->age_ms = c->age_ms;
+    o->starve_ms = c->starve_ms;
+    o->timeout_ms = c->timeout_ms;
+    if (bench_run(b) != 0) {
+        bench_free(b);
+        return 1;
+    }
+    out->min_max_share = b->m.share;
+    out->worst_wait_ns = b->worst_wait_ns;
+    out->timeout_ms = b->r.bus.cfg.default_timeout_ms;
+    out->commands = b->done_measured;
+    out->errors = b->errors;
+    out->timeouts = b->timeouts;
+    out->sim_s = b->m.sim_s;
+    out->mean_wait_ns = b->m.sim_s * 1e9 * (double)(o->targets * o->depth) /
+                        (double)(b->done_measured ? b->done_measured : 1);
+    bench_free(b);
+    return 0;
 }
 
 #ifndef PCAMBENCH_NO_MAIN
@@ -639,6 +767,10 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         if (strcmp(argv[i], "--soak") == 0)
             return soak_main(argc, argv, "pcambench");
+    /* So is --sweep (bench/pcambench_sweep.c): pcamctl bench runs single workloads. */
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--sweep") == 0)
+            return pcambench_sweep_main(argc, argv, "pcambench");
     return pcambench_main(argc, argv, "pcambench");
 }
 #endif

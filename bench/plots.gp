@@ -56,3 +56,27 @@ set title "Host instructions per 4 KiB command spent in core/ (callgrind, x86-64
 set xlabel "commands outstanding on the bus"
 set ylabel "instructions per command"
 plot data."/instructions.csv" using 1:4 skip 1 with linespoints pt 7 title "core/"
+
+# 5. The fairness sweep: one point per cell (worst over its seeds), in the
+# order pcambench --sweep runs them (disk model, then bus and targets, then
+# speed, then depth); the goal lines are issue 25's.
+set terminal pngcairo size 1200,640 font "DejaVu Sans,11" linewidth 1.5
+set output out."/sweep-wait.png"
+unset logscale
+set multiplot layout 2,1 title "Fairness sweep, default settings: mixed 4-32 KiB random reads, every disk model, 4/7/15 targets, narrow/wide, Fast-10..80"
+set xlabel "cell (grouped by disk model: ultra2, 1995, fast, cdrom)"
+set key inside top left horizontal
+stats data."/sweep.csv" using 7 skip 1 nooutput
+set xrange [-1:STATS_records]
+set ylabel "worst wait / command timeout"
+set yrange [0:1.05]
+set title "worst wait of a command as a share of the 10 s timeout (goal: at most 0.25)"
+plot for [d in "8 32 64"] data."/sweep.csv" using ($0):(column(5) == d + 0 ? column(8) : NaN) skip 1 with points pt 7 ps 0.6 title "depth ".d, \
+     0.25 with lines dt 2 lc rgb "#cc0000" title "goal"
+set ylabel "min/max completion share"
+set key inside bottom left horizontal
+set yrange [0:1.05]
+set title "fewest completions of a target / most (goal: at least 0.8)"
+plot for [d in "8 32 64"] data."/sweep.csv" using ($0):(column(5) == d + 0 ? column(7) : NaN) skip 1 with points pt 7 ps 0.6 title "depth ".d, \
+     0.8 with lines dt 2 lc rgb "#cc0000" title "goal"
+unset multiplot

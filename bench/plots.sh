@@ -11,7 +11,11 @@
 #  3. IOPS against queue depth: 4 KiB random reads, 4 disks, Fast-20 wide;
 #  4. host instructions per command spent in core/ against the number of
 #     outstanding commands (callgrind, counted only inside the core's API,
-#     as scripts/bench.sh does).
+#     as scripts/bench.sh does);
+#  5. the fairness sweep (pcambench --sweep, issue 25): worst wait as a
+#     share of the command timeout and min/max completion share for every
+#     cell, default settings (about 12 minutes on one core; --quick runs
+#     the CI subset, --sweep --short).
 # usage: bench/plots.sh [--quick] [BUILD_DIR [OUT_DIR]]
 #   OUT_DIR defaults to docs/img (PNGs) with the data in OUT_DIR/data.
 #   --quick: short runs and fewer points (seconds, for the test).
@@ -33,8 +37,9 @@ B="$b/bench/pcambench"
 mkdir -p "$out" "$data"
 
 if [ $quick = 1 ]; then
-  secs=10 dsecs=1 depths="1 4 32" cgcmds=300 cgcfg="1:1 4:4 4:32"
+  secs=10 dsecs=1 depths="1 4 32" cgcmds=300 cgcfg="1:1 4:4 4:32" sweep=--short
 else
+  sweep=
   secs=60 dsecs=10 depths="1 2 4 8 16 32 64 128 255" cgcmds=4000
   cgcfg="1:1 2:1 4:1 4:2 4:4 4:8 4:16 4:32 8:32 8:64 8:128"
 fi
@@ -80,8 +85,14 @@ done
 rm -f "$cg"
 [ "$(wc -l <"$data/instructions.csv")" -gt 1 ] || { echo "plots: callgrind gave no counts" >&2; exit 1; }
 
+echo "plots: 5. the fairness sweep (pcambench --sweep $sweep)"
+# A cell that misses the goal makes the exit status 1: the table and the
+# picture are the point here, so only a sweep that wrote nothing fails.
+"$B" --sweep $sweep --csv "$data/sweep.csv" >"$data/sweep.txt" || true
+[ "$(wc -l <"$data/sweep.csv")" -gt 1 ] || { echo "plots: the sweep wrote no cells" >&2; exit 1; }
+
 gnuplot -e "data='$data'; out='$out'" bench/plots.gp
-for p in starvation-share latency iops-depth instructions-depth; do
+for p in starvation-share latency iops-depth instructions-depth sweep-wait; do
   [ -s "$out/$p.png" ] || { echo "plots: $out/$p.png was not made" >&2; exit 1; }
 done
-echo "plots: wrote $out/starvation-share.png latency.png iops-depth.png instructions-depth.png (data in $data)"
+echo "plots: wrote $out/starvation-share.png latency.png iops-depth.png instructions-depth.png sweep-wait.png (data in $data)"

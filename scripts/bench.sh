@@ -5,14 +5,20 @@
 # with a breakdown by entry point, and what aging costs with it off and on.
 #  1. bus utilisation: 4 targets reading 32 KiB sequentially on Fast-20 wide;
 #  2. fairness: the starvation workload (Fast-10 narrow, IDs 0-3), aging on/off;
-#  2c. QEMU's AM53C974 (pcambench --qemu): commands/s, register reads and
-#     writes and qtest round trips per command, 4 KiB and 64 KiB;
+#  2c. QEMU's controllers (pcambench --qemu --chip am53c974|lsi53c895a, one
+#     front end): commands/s, interrupts, register reads and writes and
+#     qtest round trips per command, 4 KiB and 64 KiB at each chip's depths;
 #  3. host instructions per 4 KiB command spent in the core (callgrind,
 #     counting only while control is inside the core's API, simulator and
 #     callbacks excluded), for 1, 16, 256 and 1,024 outstanding commands:
 #     once with the warm-up (scan, negotiation, 256 commands) spread over
 #     the 4,000 measured commands, once in steady state (only the measured
 #     commands), and by entry point.
+#  4. what aging costs: the starvation workloads with aging off and on.
+#  5. the fairness sweep (pcambench --sweep, docs/bench.md): every disk
+#     timing model, 4/7/15 targets, narrow and wide, Fast-10 to Fast-80,
+#     depths 8/32/64, 3 seeds, default settings; about 12 minutes.
+#     PCAM_BENCH_SWEEP=short runs the CI subset instead, =0 skips it.
 # usage: scripts/bench.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -34,9 +40,12 @@ echo
 echo "== 2b. a file-server mix, 8 targets, Fast-20 wide"
 "$B" --targets 8 --depth 16 --pattern fileserver --bus fast20 --seconds 10
 echo
-echo "== 2c. QEMU's AM53C974 over qtest: 4 KiB and 64 KiB random reads (skipped without QEMU)"
+echo "== 2c. QEMU's controllers over qtest: 4 KiB and 64 KiB random reads (skipped without QEMU)"
 if command -v "${PCAM_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1; then
-  "$B" --qemu --seconds 5
+  # One VM at a time on this machine: each run holds the VM lock.
+  for chip in am53c974 lsi53c895a; do
+    flock /tmp/pcam-vm.lock "$B" --qemu --chip "$chip" --seconds 5
+  done
 else
   echo "  qemu-system-x86_64 not installed: apt-get install qemu-system-x86"
 fi
@@ -107,3 +116,11 @@ for w in "--targets 4 --depth 32 --pattern mixed --bus fast10 --narrow --fast-di
     END { printf "  %-74s %8s %8s %6.3f %5s %7.2fs %7d %6d\n", w, iops[0], iops[1],
                  iops[1] / iops[0], share[1], worst[1], ord, st }'
 done
+
+echo
+echo "== 5. the fairness sweep (pcambench --sweep; the goal and the table: docs/bench.md)"
+case ${PCAM_BENCH_SWEEP:-full} in
+  0) echo "  skipped (PCAM_BENCH_SWEEP=0)" ;;
+  short) "$B" --sweep --short || true ;; # a miss is a finding to print, not a script failure
+  *) "$B" --sweep || true ;;
+esac

@@ -24,9 +24,12 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
     /* Per-LUN aging by time only: being overtaken by 64 later commands is
      * what a seek-sorting disk does to most commands at depth 64, and the
      * barriers that rule forced cost 9% of IOPS with nobody starving. A
-     * command 2 s old (a fifth of the default timeout) is really at risk. */
+     * command 1 s old is at risk: the fairness sweep (pcambench --sweep,
+     * docs/bench.md) needs the oldest command forced within 1 s for the
+     * worst wait to stay under a quarter of the default timeout on slow
+     * mechanisms (2 s let a quad-speed CD-ROM's depth-8 queue reach 0.33). */
     cfg->age_count = 0;
-    cfg->age_ms = 2000;
+    cfg->age_ms = 1000;
     cfg->bus_starve_ms = 100;
     cfg->busy_delay_ms = 100;
     cfg->not_ready_wait_ms = 30000;

@@ -304,7 +304,7 @@ typedef struct pcam_bus_config {
                                       past an outstanding one, the next goes ORDERED. Default 0 (off:
                                       a seek-sorting disk overtakes most commands at depth, so a count
                                       fires with nobody starving). */
-    uint32_t age_ms;             /**< Per LUN: same, by age of the oldest outstanding command. Default 2000. */
+    uint32_t age_ms;             /**< Per LUN: same, by age of the oldest outstanding command. Default 1000. */
     uint32_t bus_starve_ms;      /**< Per bus: a target whose oldest command waits past half of this
                                       is owed service; targets that beat it in arbitration and were
                                       issued clearly more commands get no new work until it catches up;

@@ -216,7 +216,7 @@ tags)
     run 0 "$P" --sim "0:disk" tags 0
     # pcam.h defaults: depth 32, max 64, floor 2, ramp 128; aging 64 / 1000 ms / 100 ms.
     has out "0:0: tagged queuing on, depth 32 (start 32, max 64, floor 2, +1 after 128 successes)"
-    has out "aging on: ORDERED after 2000 ms; bus starvation 100 ms"
+    has out "aging on: ORDERED after 1000 ms; bus starvation 100 ms"
     run 1 "$P" --sim "0:disk" tags 0 --depth 0
     ;;
 reset)
