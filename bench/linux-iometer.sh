@@ -104,6 +104,7 @@ set output "$IMG/linux-iometer-$c.png"
 set multiplot layout 2,6 title "IOMeter specifications through Linux on QEMU's $ctrl (TCG, one vCPU): pcam.ko against $native"
 set logscale x 2
 set xtics (1, 4, 16, 64)
+set xrange [0.8:80]
 set xlabel "queue depth"
 set key top left font ",7"
 set grid
@@ -115,9 +116,10 @@ do for [s in "fileserver webserver database workstation seqread seqwrite"] {
        "$WORK/plot-$c-".s."-$native-1.dat" u 1:2 w lp lc 3 pt 6 t "$native, 1 disk", \
        "$WORK/plot-$c-".s."-$native-2.dat" u 1:2 w lp lc 3 pt 4 dt 2 t "$native, 2 disks"
 }
+set logscale y 10
 do for [s in "fileserver webserver database workstation seqread seqwrite"] {
   set title s
-  set ylabel "mean latency, us"
+  set ylabel "mean latency, us (log)"
   plot "$WORK/plot-$c-".s."-pcam-1.dat" u 1:3 w lp lc 1 pt 7 t "pcam, 1 disk", \
        "$WORK/plot-$c-".s."-pcam-2.dat" u 1:3 w lp lc 1 pt 5 dt 2 t "pcam, 2 disks", \
        "$WORK/plot-$c-".s."-$native-1.dat" u 1:3 w lp lc 3 pt 6 t "$native, 1 disk", \

@@ -40,28 +40,39 @@ fiorun() {  # depth
     --size=64M --norandommap --runtime=8 --time_based --output-format=terse > /tmp/fio.out 2>/dev/null
   say "qd=$1 iops $(tail -1 /tmp/fio.out | cut -d';' -f8) ios $(( $(tail -1 /tmp/fio.out | cut -d';' -f6) / 4 ))"
 }
-# The kernel's function profiler with the graph tracer: calls and time per
-# call of each entry point, the time inside included (interrupts off or
-# not: cpu-clock sampling cannot look inside a spinlock_irqsave section).
+# The graph tracer on the drivers' entry points only: calls and mean time
+# per call of each, the time inside included (interrupts off or not:
+# cpu-clock sampling cannot look inside a spinlock_irqsave section). This
+# kernel has no function profiler, so the trace itself is summed here.
 T=/sys/kernel/tracing
 mount -t tracefs nodev $T 2>/dev/null
-fns="scsi_queue_rq scsi_done blk_mq_complete_request"
+fns="scsi_queue_rq scsi_done"
 if [ "$drv" = pcam ]; then
-  fns="$fns plx_queuecommand plx_irq plx_io_done plx_dma_map plx_arm_timer pcam_action pcam_bus_intr scsi_dma_map scsi_dma_unmap iowrite8 ioread8 ioread32 iowrite32"
+  fns="$fns plx_queuecommand plx_irq plx_io_done plx_dma_map pcam_action pcam_bus_intr"
 else
-  fns="$fns sym53c8xx_queue_command sym53c8xx_intr sym_interrupt sym_queue_scsiio sym_xpt_done sym_complete_ok scsi_dma_map scsi_dma_unmap"
+  fns="$fns sym53c8xx_queue_command sym53c8xx_intr sym_interrupt sym_queue_scsiio sym_xpt_done"
 fi
 : > $T/set_ftrace_filter
 for f in $fns; do echo "$f" >> $T/set_ftrace_filter 2>/dev/null || say "no traceable $f"; done
+echo 32768 > $T/buffer_size_kb
 echo function_graph > $T/current_tracer
-echo 0 > $T/tracing_on
+echo 1 > $T/options/funcgraph-tail 2>/dev/null
 for qd in 1 "$(cat /sys/block/$A/device/queue_depth)"; do
-  echo 0 > $T/function_profile_enabled; echo 1 > $T/function_profile_enabled
+  echo > $T/trace
+  echo 1 > $T/tracing_on
   fiorun $qd
-  echo 0 > $T/function_profile_enabled
-  say "BEGIN fprofile qd=$qd"
-  cat $T/trace_stat/function0 | head -40
-  say "END fprofile qd=$qd"
+  echo 0 > $T/tracing_on
+  say "BEGIN graph qd=$qd"
+  # a leaf prints "fn();" with its time, a parent "} /* fn */"
+  awk '/ us / && (/\(\);/ || /\/\* /) {
+      t = 0; for (i = 1; i <= NF; i++) if ($(i + 1) == "us") {t = $i; break}
+      n = ""; for (i = 1; i <= NF; i++) if ($i ~ /\(\);$/ || ($i == "/*" && i < NF)) {n = ($i == "/*") ? $(i + 1) : $i; break}
+      if (n ~ /^\[/) n = $(i - 1)  # "fn [module]();"
+      sub(/\(\);$/, "", n); sub(/\[.*/, "", n)
+      if (n != "") {c[n]++; s[n] += t}}
+    END {for (n in c) printf "PCAMP: fn %s calls %d mean_us %.1f total_ms %.1f\n", n, c[n], s[n] / c[n], s[n] / 1000}' $T/trace
+  say "lost $(grep -c LOST $T/trace) overrun $(awk '/overrun/ {print $NF}' $T/per_cpu/cpu0/stats)"
+  say "END graph qd=$qd"
 done
 echo nop > $T/current_tracer
 # the same without tracing, for the undisturbed rates
