@@ -14,8 +14,8 @@ mount -t devtmpfs devtmpfs /dev
 KVER=$(cat /etc/kver)
 M=/lib/modules/$KVER
 say() { echo "PCAMP: $*"; }
-drv=pcam
-for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; esac; done
+drv=pcam deep=0 secs=8
+for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; prof=deep) deep=1 secs=2 ;; esac; done
 for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done
 if [ "$drv" = pcam ]; then
   insmod "$M/pcam.ko"
@@ -37,7 +37,7 @@ cd /tmp
 say "driver $drv disk $A depth $(cat /sys/block/$A/device/queue_depth)"
 fiorun() {  # depth
   fio --name=b --direct=1 --filename=/dev/$A --ioengine=libaio --iodepth=$1 --rw=randread --bs=4k \
-    --size=64M --norandommap --runtime=8 --time_based --output-format=terse > /tmp/fio.out 2>/dev/null
+    --size=64M --norandommap --runtime=$secs --time_based --output-format=terse > /tmp/fio.out 2>/dev/null
   say "qd=$1 iops $(tail -1 /tmp/fio.out | cut -d';' -f8) ios $(( $(tail -1 /tmp/fio.out | cut -d';' -f6) / 4 ))"
 }
 # The graph tracer on the drivers' entry points only: calls and mean time
@@ -53,6 +53,11 @@ else
   fns="$fns sym53c8xx_queue_command sym53c8xx_intr sym_interrupt sym_queue_scsiio sym_xpt_done"
 fi
 : > $T/set_ftrace_filter
+# prof=deep: every function of the driver's module (its register accessors
+# included, where the chip's emulation runs), 2 s runs
+if [ $deep = 1 ]; then
+  if [ "$drv" = pcam ]; then fns=":mod:pcam"; else fns=":mod:sym53c8xx :mod:esp_scsi :mod:am53c974"; fi
+fi
 for f in $fns; do echo "$f" >> $T/set_ftrace_filter 2>/dev/null || say "no traceable $f"; done
 echo 32768 > $T/buffer_size_kb
 echo function_graph > $T/current_tracer

@@ -9,6 +9,7 @@
 # Under TCG an MMIO access runs QEMU's device model inside the instruction,
 # so that time is charged to the function making the access.
 # usage: sh bench/linux-profile.sh esp|sym [WORK_DIR]   (default build/linux-profile-CHIP)
+#   LINUX_PROFILE_DEEP=1: every function of the driver's module, 2 s runs
 #   each boot holds flock PCAM_VM_LOCK (default /tmp/pcam-vm.lock)
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +38,7 @@ for drv in pcam $THEIRS; do
   echo "linux-profile: $drv, host load $(cut -d' ' -f1-3 /proc/loadavg)"
   flock "${PCAM_VM_LOCK:-/tmp/pcam-vm.lock}" timeout 1200 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 \
     -display none -no-reboot -nodefaults -nic none -serial "file:$d/serial.log" \
-    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$drv" \
+    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$drv ${LINUX_PROFILE_DEEP:+prof=deep}" \
     -device $CTRL,id=scsi0 \
     -drive "if=none,id=d0,file=$W/disk0.img,format=raw,snapshot=on" \
     -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0 > "$d/qemu.out" 2>&1 ||
