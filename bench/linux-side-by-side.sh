@@ -17,6 +17,12 @@
 #        (bench/linux-vs-am53c974.sh and bench/linux-vs-sym53c8xx.sh call this)
 #        LINUX_BENCH_ONLY=pcam|theirs: one boot, its facts only
 #        LINUX_BENCH_ARGS="pcam.aging=0 ...": module parameters for pcam.ko
+#        LINUX_BENCH_REPS=N: boots per driver (default 5), pcam and the native
+#        driver in turn (A B A B ...) so the host's load hits both alike; each
+#        row is the median of the N boots with its spread (min-max)
+#        PCAM_VM_LOCK=FILE: each boot holds flock FILE for that boot only
+#        (default /tmp/pcam-vm.lock); the host's load average is printed
+#        beside each boot
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 CHIP=${1:-}
@@ -41,14 +47,17 @@ else
   EVENTS="lsi_reg_read lsi_reg_write lsi_execute_script lsi_execute_script_stop"
 fi
 
-boot() {  # $1 = pcam|theirs
-  d=$W/$1
+LOCK=${PCAM_VM_LOCK:-/tmp/pcam-vm.lock}
+REPS=${LINUX_BENCH_REPS:-5}
+boot() {  # $1 = pcam|theirs, $2 = run number
+  d=$W/$1-$2
   if [ $1 = pcam ]; then drv=pcam; else drv=$THEIRS; fi
   rm -rf "$d"; mkdir -p "$d"
   mkfifo "$d/mon.in" "$d/mon.out"
   cat "$d/mon.out" > "$d/monitor.log" &
   cat_pid=$!
-  timeout 1200 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none -no-reboot \
+  l0=$(cut -d' ' -f1-3 /proc/loadavg)
+  flock "$LOCK" timeout 1200 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none -no-reboot \
     -nodefaults -nic none -serial "file:$d/serial.log" -D "$d/trace.log" \
     -chardev "pipe,id=mon0,path=$d/mon" -mon chardev=mon0,mode=readline \
     -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$drv ${LINUX_BENCH_ARGS:-}" \
@@ -74,6 +83,8 @@ boot() {  # $1 = pcam|theirs
   wait $q || echo "linux-bench: qemu for $drv exited with $?"
   kill $cat_pid 2>/dev/null || true
   tr -d '\r' < "$d/serial.log" | grep -a 'PCAMB' > "$d/facts" || true
+  echo "PCAMB: host-load before $l0 after $(cut -d' ' -f1-3 /proc/loadavg)" >> "$d/facts"
+  echo "linux-bench: $drv run $2"
   cat "$d/facts"
   # Between the marker reads of LBA 7777 and 8888. SCRIPTS runs: from an
   # lsi_execute_script to lsi_execute_script_stop; a run QEMU cuts at 100
@@ -92,28 +103,45 @@ boot() {  # $1 = pcam|theirs
 }
 # LINUX_BENCH_ONLY=pcam|theirs boots one driver and prints its facts only
 case ${LINUX_BENCH_ONLY:-} in
-  pcam|theirs) boot "$LINUX_BENCH_ONLY"; exit 0 ;;
+  pcam|theirs) boot "$LINUX_BENCH_ONLY" 1; exit 0 ;;
 esac
-boot pcam
-boot theirs
+r=1
+while [ $r -le "$REPS" ]; do
+  boot pcam $r
+  boot theirs $r
+  r=$((r + 1))
+done
 
-get() {  # driver, awk program over its facts
-  awk "$2" "$W/$1/facts"
+# stat DRIVER AWK: the AWK program over each run's facts, one number per
+# run; prints "median min max" over the runs that gave a number
+stat() {
+  for f in "$W/$1"-*/facts; do awk "$2" "$f"; echo; done | awk 'NF {v[n++] = $1 + 0}
+    END {if (!n) {print "- - -"; exit}
+      for (i = 1; i < n; i++) {x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x}
+      printf "%s %s %s\n", (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2, v[0], v[n - 1]}'
 }
-row() {  # label, awk program printing one number
-  p=$(get pcam "$2"); e=$(get theirs "$2")
-  awk -v l="$1" -v p="$p" -v e="$e" 'BEGIN {
-    r = (e + 0 != 0) ? sprintf("%.2fx", p / e) : "-"
-    printf "| %s | %s | %s | %s |\n", l, p, e, r }'
+row() {  # label, awk program printing one number per run
+  p=$(stat pcam "$2"); e=$(stat theirs "$2")
+  echo "$p $e" | awk -v l="$1" '{
+    r = ($4 + 0 != 0) ? sprintf("%.2fx", $1 / $4) : "-"
+    printf "| %s | %s (%s-%s) | %s (%s-%s) | %s |\n", l, $1, $2, $3, $4, $5, $6, r }'
+}
+get() {  # driver, awk program over its first run's facts
+  awk "$2" "$W/$1-1/facts"
 }
 med='{v[n++] = $5} END {for (i = 1; i < n; i++) {x = v[i]; for (j = i - 1; j >= 0 && v[j] > x; j--) v[j + 1] = v[j]; v[j + 1] = x}; printf "%.1f", (n % 2) ? v[int(n / 2)] : (v[n / 2 - 1] + v[n / 2]) / 2}'
 qd_deep='/randread4k qd=/ && !/qd=1 / {print $5; exit}'
-# medians of the repetitions: other load on the host skews single runs
+# inside one boot, the median of its 5 repetitions: other load on the host
+# skews single runs
 lat4='/reread4k/ '"$med"
 lat8='/reread8k/ '"$med"
+ovh='/reread4k/ {a[n4++] = $5} /reread8k/ {b[n8++] = $5}
+  END {for (i = 1; i < n4; i++) {x = a[i]; for (j = i - 1; j >= 0 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x}
+       for (i = 1; i < n8; i++) {x = b[i]; for (j = i - 1; j >= 0 && b[j] > x; j--) b[j + 1] = b[j]; b[j + 1] = x}
+       if (n4 && n8) printf "%.1f", 2 * a[int(n4 / 2)] - b[int(n8 / 2)]}'
 if [ $CHIP = esp ]; then regs="chip register"; else regs="CPU register"; fi
 {
-  echo "| per driver (TCG, one vCPU, $CTRL, $(date -u +%Y-%m-%d)) | pcam.ko | $THEIRS | pcam / $THEIRS |"
+  echo "| per driver (TCG, one vCPU, $CTRL, $(date -u +%Y-%m-%d)): median of $REPS boots (min-max) | pcam.ko | $THEIRS | pcam / $THEIRS (medians) |"
   echo "|---|---|---|---|"
   get pcam '/driver/ {printf "| settings (queue_type, depth) | %s %s |", $10, $8}'
   get theirs '/driver/ {printf " %s %s | - |\n", $10, $8}'
@@ -121,21 +149,14 @@ if [ $CHIP = esp ]; then regs="chip register"; else regs="CPU register"; fi
   row "the same at the deepest depth ($(get pcam '/randread4k/ && !/qd=1 / {print $3}') / $(get theirs '/randread4k/ && !/qd=1 / {print $3}'))" "$qd_deep"
   row "time of a 4 KiB re-read at offset 0, us (t4, median of 5 x 2,000)" "$lat4"
   row "time of an 8 KiB re-read at offset 0, us (t8, median of 5 x 2,000)" "$lat8"
-  p4=$(get pcam "$lat4"); p8=$(get pcam "$lat8"); e4=$(get theirs "$lat4"); e8=$(get theirs "$lat8")
-  awk -v p4="$p4" -v p8="$p8" -v e4="$e4" -v e8="$e8" 'BEGIN {
-    po = 2 * p4 - p8; eo = 2 * e4 - e8
-    printf "| command overhead 2*t4 - t8, us | %.1f | %.1f | %.2fx |\n", po, eo, eo != 0 ? po / eo : 0
-    # t8 <= t4 happens: the 4 KiB difference is inside the noise here
-    ps = (p8 > p4) ? sprintf("%.1f", 4096 / (p8 - p4)) : "n/a (t8 <= t4)"
-    es = (e8 > e4) ? sprintf("%.1f", 4096 / (e8 - e4)) : "n/a (t8 <= t4)"
-    rs = (p8 > p4 && e8 > e4) ? sprintf("%.2fx", (e8 - e4) / (p8 - p4)) : "-"
-    printf "| transfer rate 4 KiB / (t8 - t4), MB/s | %s | %s | %s |\n", ps, es, rs }'
+  row "command overhead 2*t4 - t8, us" "$ovh"
   row "1 KiB sequential reads/s, two disks at once" '/seq1k-two-disks/ {print $4}'
   row "interrupts per 4 KiB read (2,000 re-reads)" '/reread4k/ {s += $9; n++} END {printf "%.2f", s / n / 2000}'
   row "interrupts per 8 KiB read" '/reread8k/ {s += $9; n++} END {printf "%.2f", s / n / 2000}'
   row "interrupts per random 4 KiB read, depth 1" '/randread4k qd=1 / {printf "%.2f", $9 / $7}'
   row "guest CPU busy during the depth-1 random reads, %" '/randread4k qd=1 / {print $11}'
   row "guest CPU busy during the deepest-depth random reads, %" '/randread4k/ && !/qd=1 / {print $11}'
+  row "guest CPU time per random read at the deepest depth, us (busy% x 10,000 / reads/s)" '/randread4k/ && !/qd=1 / {printf "%.1f", $11 * 10000 / $5}'
   row "interrupts per random 4 KiB read, deepest depth" '/randread4k/ && !/qd=1 / {printf "%.2f", $9 / $7}'
   row "$regs reads per 4 KiB read" '/regs reads/ {printf "%.1f", $4 / 1000}'
   row "$regs writes per 4 KiB read" '/regs reads/ {printf "%.1f", $6 / 1000}'
@@ -145,4 +166,9 @@ if [ $CHIP = esp ]; then regs="chip register"; else regs="CPU register"; fi
     row "register accesses by SCRIPTS per 4 KiB read" '/regs reads/ {printf "%.1f", ($10 + $12) / 1000}'
     row "SCRIPTS runs cut at 100 instructions (1,000 reads)" '/regs reads/ {print $14}'
   fi
+  echo
+  echo "host load average (1, 5, 15 min) before and after each boot:"
+  for f in "$W"/*-*/facts; do
+    printf '%s: %s\n' "$(basename "$(dirname "$f")")" "$(awk '/host-load/ {print $4, $5, $6, "->", $8, $9, $10}' "$f")"
+  done
 } | tee "$WORK/table.md"

@@ -362,10 +362,13 @@ int sym_poll(void *sc, pcam_hal_event *ev)
         return 0;
     s->st.interrupts++;
     if ((istat & ISTAT_INTF) != 0) {
-        /* SIGP again in the same write: a clear of INTF must not lose a
-         * signal the script has not seen yet (QEMU's ISTAT write replaces
-         * the upper bits). */
-        sym_wr8(s, R_ISTAT, ISTAT_INTF | ISTAT_SIGP);
+        /* An ISTAT write replaces SIGP too (QEMU's model does): keep a
+         * signal the script has not taken yet, as read above (only this
+         * side sets SIGP, under the bus lock, so it cannot appear between
+         * the read and the write). Setting it unasked would wake a waiting
+         * script to look at an empty start ring: about 9 SCRIPTS
+         * instructions run inside this write on every interrupt. */
+        sym_wr8(s, R_ISTAT, (uint8_t)(ISTAT_INTF | (istat & ISTAT_SIGP)));
         uint64_t before = s->st.completed;
         drain_done(s);
         if (s->st.completed != before)
