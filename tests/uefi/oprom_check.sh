@@ -32,8 +32,9 @@ end_of_list() {
 if [ "$kind" = badrom ]; then
   # The ROM with a wrong EFI signature: OVMF never ran it, so nothing
   # touched the LSI's registers and its bootable disk never showed up.
-  n=$(grep -c '^lsi_' "$W/trace.log" || true)
-  if [ "$n" -eq 0 ]; then ok "the LSI53C895A's ROM (EFI signature 0x0EF0) was refused: no register access in QEMU's trace"
+  # (lsi_reset is QEMU resetting the device at power-on, not a driver)
+  n=$(grep '^lsi_' "$W/trace.log" | grep -vc '^lsi_reset' || true)
+  if [ "$n" -eq 0 ]; then ok "the LSI53C895A's ROM (EFI signature 0x0EF0) was refused: nothing but QEMU's own reset in its lsi_* trace"
   else fail "something drove the LSI53C895A whose ROM is bad ($n trace lines)"; fi
   absent 'Pci\(0x6,0x0\)/Scsi' "the disk behind the refused ROM is never a boot option"
   end_of_list
