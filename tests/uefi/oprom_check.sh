@@ -23,6 +23,7 @@ if grep -q '@BOOT-LIMIT' "$W/times"; then fail "the VM ran past its time limit";
 sed 's/^/  time: /' "$W/times"
 
 end_of_list() {
+  expect 'BdsDxe: starting Boot[0-9A-F]{4} "EFI Internal Shell"' "the boot manager went on to its next option, OVMF's shell"
   if grep -Eq '^(shell|no-bootable) ' "$W/times"; then
     ok "the end of the boot list reached in $(sed -n 's/^\(shell\|no-bootable\) //p' "$W/times" | head -n 1) s: no hang"
   else
