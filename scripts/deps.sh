@@ -9,7 +9,8 @@
 #   base    the build and the demo
 #   check   unit/sim tests, Valgrind, Doxygen, clang/libFuzzer, -m32, Cortex-M
 #   qemu    QEMU for the qtest back-end tests and every VM boot
-#   uefi    OVMF, gnu-efi and the FAT tools for osshim/uefi's boots
+#   uefi    OVMF, gnu-efi and the FAT tools for osshim/uefi's boots; systemd-boot
+#           and sfdisk (fdisk) for the option-ROM boot's GPT disk
 #   linux   the Debian kernel headers (the image itself is unpacked by
 #           tests/linux, see there), the initramfs and the guest tools
 #   win32   mingw cross compilers and Wine: wine64 runs the x86_64 DLL
@@ -28,7 +29,7 @@ what=${1:-test}
 base="build-essential cmake pkg-config"
 check="libcmocka-dev doxygen valgrind clang libclang-rt-14-dev gcc-multilib gcc-arm-none-eabi gcc-riscv64-unknown-elf"
 qemu="qemu-system-x86 qemu-user"
-uefi="ovmf gnu-efi mtools dosfstools"
+uefi="ovmf gnu-efi mtools dosfstools systemd-boot-efi fdisk"
 linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
 freebsd="clang-19 lld-19 llvm-19"

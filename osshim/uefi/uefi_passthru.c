@@ -103,7 +103,7 @@ static void noop_done(pcam_ccb *ccb)
 }
 
 /* Whether the core's device table has a logical unit at (target, lun). */
-static BOOLEAN lun_present(pcam_uefi_ctrl *c, UINTN target, UINTN lun)
+static BOOLEAN lun_present(pcam_uefi_ctrl *c, UINTN target, UINT64 lun)
 {
     pcam_ccb q;
     EFI_TPL old;
@@ -229,6 +229,11 @@ static EFI_STATUS EFIAPI pt_passthru(PCAM_EXT_SCSI_PASS_THRU *This, UINT8 *Targe
     if (len == 0)
         dir = PCAM_DIR_NONE;
     if (c->mode.IoAlign > 1 && buf != NULL && ((UINTN)buf & (c->mode.IoAlign - 1)) != 0)
+        return EFI_INVALID_PARAMETER;
+    /* Only what GetNextTargetLun hands out is a valid address (docs/uefi.md,
+     * "Addresses with no device"); after the packet's own checks, so a
+     * malformed packet is refused the same way wherever it is aimed. */
+    if (!lun_present(c, id, Lun))
         return EFI_INVALID_PARAMETER;
 
     old = pcam_uefi_lock();
@@ -356,10 +361,11 @@ static EFI_STATUS EFIAPI pt_get_next_target(PCAM_EXT_SCSI_PASS_THRU *This, UINT8
     return EFI_NOT_FOUND;
 }
 
-/* A path the bus can address at all (not necessarily populated). */
+/* An address GetNextTargetLun would return: in range and found by the
+ * last scan (Start's, so a reconnect finds devices added since). */
 static BOOLEAN path_valid(pcam_uefi_ctrl *c, UINTN t, UINT64 l)
 {
-    return t < c->ntargets && t != c->mode.AdapterId && l < PCAM_UEFI_LUNS;
+    return t < c->ntargets && t != c->mode.AdapterId && lun_present(c, t, l);
 }
 
 static EFI_STATUS EFIAPI pt_build_device_path(PCAM_EXT_SCSI_PASS_THRU *This, UINT8 *Target,
@@ -442,7 +448,9 @@ static EFI_STATUS EFIAPI pt_reset_target_lun(PCAM_EXT_SCSI_PASS_THRU *This, UINT
      * be disconnected. */
     if (st == PCAM_FUNC_NOTAVAIL || st == PCAM_REQ_CMP_ERR || st == PCAM_MSG_REJECT_REC)
         return EFI_UNSUPPORTED;
-    if (st == PCAM_PATH_INVALID)
+    /* Nobody answered the selection: no such device (it left since the
+     * scan), the same answer as for an address the scan never found. */
+    if (st == PCAM_PATH_INVALID || st == PCAM_SEL_TIMEOUT || st == PCAM_DEV_NOT_THERE)
         return EFI_INVALID_PARAMETER;
     return EFI_DEVICE_ERROR;
 }

@@ -96,8 +96,17 @@ expect '^@LUN t=4 l=0 inq=SUCCESS type=5$' "target 4 LUN 0 (CD-ROM)"
 expect '^@LUNEND st=NOT_FOUND$' "GetNextTargetLun ends with EFI_NOT_FOUND"
 count '^@TGT ' "$ntgt" "GetNextTarget returns the targets QEMU has"
 expect '^@NEXTBAD st=INVALID_PARAMETER$' "GetNextTargetLun refuses a target it never returned"
-expect '^@DP build=SUCCESS type=3 sub=2 len=8 get=SUCCESS t=0 l=1$' "BuildDevicePath / GetTargetLun round trip"
+expect "^@DP build=SUCCESS type=3 sub=2 len=8 get=SUCCESS t=$pat1_t l=$pat1_l\$" "BuildDevicePath / GetTargetLun round trip (target $pat1_t LUN $pat1_l)"
 expect '^@DPBAD st=NOT_FOUND$' "BuildDevicePath on target $((ids + 1)) (no such ID): EFI_NOT_FOUND"
+# Addresses in range with no device (docs/uefi.md, "Addresses with no
+# device"): only what GetNextTargetLun returned is valid; BuildDevicePath
+# and GetTargetLun say NOT_FOUND, PassThru (blocking or with an Event,
+# which is then never signalled) and ResetTargetLun INVALID_PARAMETER.
+for a in "5 0" "2 1"; do
+  set -- $a
+  expect "^@ABSENT t=$1 l=$2 build=NOT_FOUND get=NOT_FOUND pt=INVALID_PARAMETER ev=INVALID_PARAMETER signals=0 reset=INVALID_PARAMETER\$" \
+    "absent target $1 LUN $2: every function refuses it with the documented status"
+done
 expect "^@NAME driver=\"pcam SCSI pass-thru driver \\(AM53C974, 53C8xx\\)\" controller=SUCCESS \"$name\" fr=UNSUPPORTED\$" \
   "COMPONENT_NAME2: driver and controller names in en, fr unsupported"
 
@@ -183,16 +192,17 @@ EOF
 
 # Nothing of a malformed packet reached the bus: QEMU's own trace of the
 # selections its chip made (esp_get_cmd; lsi_execute_script_io_selected and
-# lsi_bad_selection) shows none between the application's fences (absent
-# targets 6,5,6 before the cases, 5,6,5 after).
+# lsi_bad_selection) shows none between the application's fences (TEST
+# UNIT READY to disks 3,2,3 before the cases, 2,3,2 after; a TEST UNIT
+# READY to the CD would add its REQUEST SENSE).
 if [ -f "$trace" ] &&
    awk '/^esp_get_cmd/ { t[n++] = $NF }
         /^lsi_execute_script_io_selected|^lsi_bad_selection/ {
           for (f = 1; f < NF; f++) if ($f == "target") { t[n++] = $(f + 1); break } }
         END {
-          for (i = 0; i + 2 < n; i++) if (t[i] == 6 && t[i+1] == 5 && t[i+2] == 6) { s = i + 3; break }
+          for (i = 0; i + 2 < n; i++) if (t[i] == 3 && t[i+1] == 2 && t[i+2] == 3) { s = i + 3; break }
           if (!s) exit 1
-          for (j = s; j + 2 < n; j++) if (t[j] == 5 && t[j+1] == 6 && t[j+2] == 5) { print j - s; exit 0 }
+          for (j = s; j + 2 < n; j++) if (t[j] == 2 && t[j+1] == 3 && t[j+2] == 2) { print j - s; exit 0 }
           exit 1
         }' "$trace" | grep -qx 0; then
   ok "no malformed packet reached the bus (QEMU's trace of selections between the fences is empty)"
@@ -202,7 +212,8 @@ fi
 
 # ---- random packets: rules from the spec and the CDB groups ----
 count '^@RND i=' 300 "300 random packets each returned"
-awk -v ids="$ids" '
+awk -v ids="$ids" -v present="0/0 $pat1_t/$pat1_l 2/0 3/0 4/0" '
+  BEGIN { np = split(present, pl, " "); for (i = 1; i <= np; i++) here[pl[i]] = 1 }
   /^@RND i=/ {
     for (f = 2; f <= NF; f++) { split($f, kv, "="); v[kv[1]] = kv[2] }
     t = v["t"] + 0; l = v["l"] + 0; cl = v["cl"] + 0; dir = v["dir"] + 0
@@ -213,7 +224,7 @@ awk -v ids="$ids" '
     if (cl > 16) want = "INVALID_PARAMETER"
     else if (dir == 2) want = "UNSUPPORTED"
     else if (dir > 2) want = "INVALID_PARAMETER"
-    else if (t >= ids || t == 7 || l >= 8) want = "INVALID_PARAMETER"
+    else if (t >= ids || t == 7 || l >= 8 || !((t "/" l) in here)) want = "INVALID_PARAMETER"
     else if (cl == 0) want = "INVALID_PARAMETER"
     else if (g == 0 && cl != 6) want = "INVALID_PARAMETER"
     else if ((g == 1 || g == 2) && cl != 10) want = "INVALID_PARAMETER"

@@ -44,6 +44,68 @@ static void print_packet(const CHAR16 *tag, EFI_STATUS st, const pt_cmd *c)
     Print(L"\r\n");
 }
 
+static UINTN g_absent_signals;
+
+static void EFIAPI absent_notify(EFI_EVENT ev, VOID *ctx)
+{
+    (void)ev;
+    (void)ctx;
+    g_absent_signals++;
+}
+
+/* Every function against an address in range that the scan did not find:
+ * the statuses docs/uefi.md ("Addresses with no device") promises. */
+static void absent(PCAM_EXT_SCSI_PASS_THRU *pt, UINT8 target, UINT64 lun)
+{
+    UINT8 tb[16], back[16], *bp = back;
+    UINT64 bl = 99;
+    EFI_DEVICE_PATH *dp = NULL;
+    SCSI_DEVICE_PATH node;
+    EFI_EVENT ev = NULL;
+    EFI_STATUS bst, gst, pst, est, rst;
+    pt_cmd c;
+
+    SetMem(tb, sizeof tb, 0);
+    tb[0] = target;
+    bst = pt->BuildDevicePath(pt, tb, lun, &dp);
+    if (!EFI_ERROR(bst))
+        BS->FreePool(dp);
+    SetMem(&node, sizeof node, 0);
+    node.Header.Type = MESSAGING_DEVICE_PATH;
+    node.Header.SubType = MSG_SCSI_DP;
+    node.Header.Length[0] = (UINT8)sizeof node;
+    node.Pun = target;
+    node.Lun = (UINT16)lun;
+    gst = pt->GetTargetLun(pt, (EFI_DEVICE_PATH *)&node, &bp, &bl);
+    SetMem(&c, sizeof c, 0);
+    c.target = target;
+    c.lun = lun;
+    c.cdb_len = 6; /* TEST UNIT READY */
+    c.timeout = 100000000ull;
+    pst = pt_send(pt, &c);
+    g_absent_signals = 0;
+    est = BS->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, absent_notify, NULL, &ev);
+    if (!EFI_ERROR(est)) {
+        SetMem(&c, sizeof c, 0);
+        c.target = target;
+        c.lun = lun;
+        c.cdb_len = 6;
+        c.timeout = 100000000ull;
+        c.p.Cdb = c.cdb;
+        c.p.CdbLength = 6;
+        c.p.Timeout = c.timeout;
+        c.p.DataDirection = PCAM_EXT_SCSI_DIR_READ;
+        est = pt->PassThru(pt, tb, lun, &c.p, ev);
+        BS->Stall(200000); /* a queued request would have signalled by now */
+    }
+    rst = pt->ResetTargetLun(pt, tb, lun);
+    Print(L"@ABSENT t=%d l=%d build=%s get=%s pt=%s ev=%s signals=%d reset=%s\r\n", target, lun,
+          pt_stname(bst), pt_stname(gst), pt_stname(pst), pt_stname(est), g_absent_signals,
+          pt_stname(rst));
+    if (ev != NULL)
+        BS->CloseEvent(ev);
+}
+
 /* Device discovery as ScsiBus sees it, plus the protocol's other queries. */
 static int t_scan(PCAM_EXT_SCSI_PASS_THRU *pt)
 {
@@ -87,8 +149,8 @@ static int t_scan(PCAM_EXT_SCSI_PASS_THRU *pt)
     Print(L"@NEXTBAD st=%s\r\n", pt_stname(pt->GetNextTargetLun(pt, &t, &lun)));
 
     SetMem(tb, sizeof tb, 0);
-    tb[0] = 0;
-    st = pt->BuildDevicePath(pt, tb, 1, &dp);
+    tb[0] = g_chip->pat1_target;
+    st = pt->BuildDevicePath(pt, tb, g_chip->pat1_lun, &dp);
     if (!EFI_ERROR(st)) {
         UINT8 back[16], *bp = back;
         UINT64 bl = 99;
@@ -101,6 +163,8 @@ static int t_scan(PCAM_EXT_SCSI_PASS_THRU *pt)
     }
     tb[0] = (UINT8)(g_chip->ntargets + 1); /* 9 or 17: no such ID on the chip */
     Print(L"@DPBAD st=%s\r\n", pt_stname(pt->BuildDevicePath(pt, tb, 0, &dp)));
+    absent(pt, 5, 0); /* an ID nobody has, on either chip */
+    absent(pt, T_PAT, 1); /* a LUN its target does not have */
 
     if (!EFI_ERROR(BS->LocateHandleBuffer(ByProtocol, &name2_guid, NULL, &n, &hs))) {
         for (UINTN i = 0; i < n; i++) {

@@ -83,13 +83,14 @@ int cases_bad(PCAM_EXT_SCSI_PASS_THRU *pt)
         EFI_ERROR(BS->CreateEvent(EVT_NOTIFY_SIGNAL, TPL_CALLBACK, bad_notify, NULL, &ev)))
         return 1;
     Print(L"@BADINFO ioalign=%d\r\n", pt->Mode->IoAlign);
-    /* Fences in QEMU's trace of selections (targets 6, 5, 6 before and 5,
-     * 6, 5 after, both absent): the host counts what reached the bus in
-     * between, which must be nothing. */
-    fence(pt, 6, 5, 6);
+    /* Fences in QEMU's trace of selections (TEST UNIT READY to targets 3,
+     * 2, 3 before and 2, 3, 2 after, both disks: absent ones never reach
+     * the bus): the host counts what reached the bus in between, which
+     * must be nothing. */
+    fence(pt, T_BIG, T_PAT, T_BIG);
     for (UINTN i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         if (StrCmp(cases[i].name, L"good_tur") == 0)
-            fence(pt, 5, 6, 5);
+            fence(pt, T_PAT, T_BIG, T_PAT);
         const bad_case *k = &cases[i];
         PCAM_EXT_SCSI_PACKET p;
         UINT8 tgt[16], cdb[16], sense[32];

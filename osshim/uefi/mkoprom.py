@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""Wraps a UEFI driver (PE32+) in a PCI expansion ROM image, so a card's ROM
+BAR (QEMU: -device ...,romfile=FILE) carries pcamscsi.efi and the firmware's
+PCI bus driver loads it at boot.
+
+Layouts, written from the specifications (never from EDK2's EfiRom):
+- UEFI specification, "PCI Option ROMs" (EFI PCI Expansion ROM Header):
+  0x00 u16 0xAA55, 0x02 u16 InitializationSize (512-byte units),
+  0x04 u32 EfiSignature 0x0EF1, 0x08 u16 EfiSubsystem, 0x0A u16
+  EfiMachineType, 0x0C u16 CompressionType, 0x0E 8 reserved bytes,
+  0x16 u16 EfiImageHeaderOffset, 0x18 u16 PcirOffset (where a legacy ROM
+  keeps its PCIR pointer too).
+- PCI Firmware Specification 3.0, PCI Data Structure ("PCIR", 0x1C bytes):
+  0x00 "PCIR", 0x04 u16 vendor, 0x06 u16 device, 0x08 u16 device list
+  pointer, 0x0A u16 structure length, 0x0C u8 revision (3), 0x0D u8[3]
+  class code (interface, subclass, base class), 0x10 u16 image length
+  (512-byte units), 0x12 u16 code revision, 0x14 u8 code type (3: EFI),
+  0x15 u8 indicator (bit 7: last image), 0x16 u16 max runtime image
+  length, 0x18 u16 configuration utility pointer, 0x1A u16 DMTF CLP pointer.
+
+No compression (CompressionType 0): the UEFI compression algorithm is not in
+any Debian tool, and a ROM BAR of 256 KiB is nothing to a PCI device model.
+No checksum: the legacy byte-sum rule applies to code type 0 (x86 BIOS)
+images; for EFI images the firmware checks the signatures and fields, so
+the image is only padded with zeros to a 512-byte multiple.
+
+It must never guess: the subsystem and machine type are read from the PE
+header and refused unless they are a boot-service or runtime driver for
+x86-64 (or what --machine says).
+usage: mkoprom.py --vendor 0x1000 --device 0x0012 [--class 0x010000]
+                  [--corrupt sig|efisig] IN.efi OUT.rom
+"""
+import argparse
+import struct
+import sys
+
+ROM_SIG = 0xAA55
+EFI_SIG = 0x0EF1
+PCIR_OFF = 0x1C
+PCIR_LEN = 0x1C
+IMAGE_ALIGN = 0x40  # where the PE image starts: past both, 64-byte aligned
+CODE_TYPE_EFI = 3
+LAST_IMAGE = 0x80
+SUBSYS_BS_DRIVER, SUBSYS_RT_DRIVER = 11, 12
+MACHINE_X64 = 0x8664
+
+
+def pe_info(pe):
+    """(machine, subsystem) of a PE32+ image; ValueError if it is not one."""
+    if len(pe) < 0x40 or pe[:2] != b"MZ":
+        raise ValueError("not a PE image (no MZ header)")
+    off = struct.unpack_from("<I", pe, 0x3C)[0]
+    if off + 24 + 70 > len(pe) or pe[off:off + 4] != b"PE\0\0":
+        raise ValueError("not a PE image (no PE signature)")
+    machine = struct.unpack_from("<H", pe, off + 4)[0]
+    opt = off + 24
+    magic = struct.unpack_from("<H", pe, opt)[0]
+    if magic != 0x20B:
+        raise ValueError("not PE32+ (optional header magic 0x%x)" % magic)
+    subsystem = struct.unpack_from("<H", pe, opt + 68)[0]
+    return machine, subsystem
+
+
+def build(pe, vendor, device, class_code, code_rev=0):
+    machine, subsystem = pe_info(pe)
+    if subsystem not in (SUBSYS_BS_DRIVER, SUBSYS_RT_DRIVER):
+        raise ValueError("PE subsystem %d is not a UEFI driver (11 or 12)" % subsystem)
+    total = IMAGE_ALIGN + len(pe)
+    units = (total + 511) // 512
+    if units > 0xFFFF:
+        raise ValueError("image too large for a 16-bit length in 512-byte units")
+    rom = bytearray(units * 512)
+    struct.pack_into("<HHIHHH", rom, 0, ROM_SIG, units, EFI_SIG, subsystem, machine, 0)
+    struct.pack_into("<HH", rom, 0x16, IMAGE_ALIGN, PCIR_OFF)
+    struct.pack_into("<4sHHHHB", rom, PCIR_OFF, b"PCIR", vendor, device, 0, PCIR_LEN, 3)
+    rom[PCIR_OFF + 0x0D:PCIR_OFF + 0x10] = bytes(
+        [class_code & 0xFF, (class_code >> 8) & 0xFF, (class_code >> 16) & 0xFF])
+    struct.pack_into("<HHBBHHH", rom, PCIR_OFF + 0x10, units, code_rev, CODE_TYPE_EFI,
+                     LAST_IMAGE, 0, 0, 0)
+    rom[IMAGE_ALIGN:IMAGE_ALIGN + len(pe)] = pe
+    return bytes(rom)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="PCI expansion ROM from a UEFI driver")
+    num = lambda s: int(s, 0)
+    ap.add_argument("--vendor", type=num, required=True)
+    ap.add_argument("--device", type=num, required=True)
+    ap.add_argument("--class", dest="class_code", type=num, default=0x010000,
+                    help="24-bit class code (default 0x010000, SCSI bus controller)")
+    ap.add_argument("--corrupt", choices=("sig", "efisig"),
+                    help="test images only: a wrong 0xAA55 or 0x0EF1 signature")
+    ap.add_argument("input")
+    ap.add_argument("output")
+    a = ap.parse_args(argv)
+    with open(a.input, "rb") as f:
+        pe = f.read()
+    try:
+        rom = bytearray(build(pe, a.vendor, a.device, a.class_code))
+    except ValueError as e:
+        print("mkoprom: %s: %s" % (a.input, e), file=sys.stderr)
+        return 1
+    if a.corrupt == "sig":
+        rom[0] = 0x56
+    elif a.corrupt == "efisig":
+        rom[4] = 0xF0
+    with open(a.output, "wb") as f:
+        f.write(rom)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
