@@ -350,11 +350,15 @@ static void act(void)
                 if (fk.h[i].used && fk.h[i].cmd.target == fk.rd_t &&
                     (!fk.rd_lun || fk.h[i].cmd.lun == fk.rd_l))
                     fk.h[i].used = false;
-            int rc = pcam_bus_hal_reset_done(fk.bus, fk.rd_t, fk.rd_l, fk.rd_lun, (next() & 3u) != 0);
+            /* Mostly taken; else no answer, a refusal, or a status the
+             * contract does not name (the core must take it as an error). */
+            static const uint32_t ends[4] = {PCAM_SEL_TIMEOUT, PCAM_MSG_REJECT_REC, PCAM_REQ_CMP_ERR, 0x7Fu};
+            uint32_t end = (next() & 3u) != 0 ? PCAM_REQ_CMP : ends[next() & 3u];
+            int rc = pcam_bus_hal_reset_done(fk.bus, fk.rd_t, fk.rd_l, fk.rd_lun, end);
             CHECK(rc == PCAM_OK || (fk.rd_unsure && rc == PCAM_ERR_RANGE),
                   "reset_done refused the reset it asked for");
         } else if (!fk.rd_asked && !fk.rd_unsure) {
-            CHECK(pcam_bus_hal_reset_done(fk.bus, t, 0, false, true) == PCAM_ERR_RANGE,
+            CHECK(pcam_bus_hal_reset_done(fk.bus, t, 0, false, PCAM_REQ_CMP) == PCAM_ERR_RANGE,
                   "reset_done accepted a reset nobody asked for");
         }
         break;
@@ -378,7 +382,7 @@ static void act(void)
         if (fk.rd) {
             fk.rd = false;
             fk.rd_asked = false;
-            (void)pcam_bus_hal_reset_done(fk.bus, fk.rd_t, fk.rd_l, fk.rd_lun, true);
+            (void)pcam_bus_hal_reset_done(fk.bus, fk.rd_t, fk.rd_l, fk.rd_lun, PCAM_REQ_CMP);
         }
         break;
     default:

@@ -380,10 +380,16 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     return PCAM_OK;
 }
 
-int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, bool ok)
+int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
 {
     if (bus == NULL)
         return PCAM_ERR_NULL;
+    /* Only these say something a caller can act on; "no such device" must
+     * not read as "refused" (a UEFI caller gets EFI_INVALID_PARAMETER for
+     * the one, EFI_UNSUPPORTED for the other). */
+    if (status != PCAM_REQ_CMP && status != PCAM_SEL_TIMEOUT && status != PCAM_MSG_REJECT_REC)
+        status = PCAM_REQ_CMP_ERR;
+    bool ok = status == PCAM_REQ_CMP;
     pcam_ccb *m = bus->eng.mgmt_ccb;
     bool mine = m != NULL && m->target == target;
     bool step = bus->lad.step == RS_BDR_SENT && bus->lad.target == target;
@@ -391,7 +397,7 @@ int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun
         return PCAM_ERR_RANGE;
     if (mine) {
         bus->eng.mgmt_ccb = NULL;
-        pcam_core_complete(bus, m, ok ? PCAM_REQ_CMP : PCAM_REQ_CMP_ERR);
+        pcam_core_complete(bus, m, status);
     }
     if (ok) {
         /* Shared with the phase-level path: tasks taken down (victims fail,

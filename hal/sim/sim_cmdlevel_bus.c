@@ -335,7 +335,7 @@ static void on_bus_free(pcam_simcmd *a)
     a->refused = false;
     if (kind == SK_RESET && refused) {
         a->reset_pending = false; /* the core escalates (or fails the caller's reset) */
-        (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, false);
+        (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, PCAM_MSG_REJECT_REC);
         return;
     }
     if (kind == SK_ABORT && refused) {
@@ -355,7 +355,7 @@ static void on_bus_free(pcam_simcmd *a)
                 memset(o, 0, sizeof *o);
         }
         a->st.resets++;
-        (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, true);
+        (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, PCAM_REQ_CMP);
         return;
     }
     if (kind == SK_ABORT) {
@@ -447,7 +447,7 @@ void sc_on_event(pcam_simcmd *a, const pcam_hal_event *ev)
         a->sel_slot = -1;
         if (kind == SK_RESET) {
             a->reset_pending = false;
-            (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, false);
+            (void)pcam_bus_hal_reset_done(a->bus, a->rs_t, a->rs_l, a->rs_lun, PCAM_SEL_TIMEOUT);
         } else if (kind == SK_CMD && si >= 0) {
             sc_report_status(a, si, PCAM_SEL_TIMEOUT);
         }

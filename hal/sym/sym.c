@@ -639,8 +639,9 @@ static int op_reset_dev(void *sc, uint8_t target, uint8_t lun, bool lun_reset)
 /* The device reset went through: its tasks are gone. Commands of that
  * target still waiting in the start ring run later; the core has taken them
  * back, so they become zombies whose end is dropped. */
-void sym_mgmt_reset_done(sym_sc *s, bool ok)
+void sym_mgmt_reset_done(sym_sc *s, uint32_t status)
 {
+    bool ok = status == PCAM_REQ_CMP;
     sym_slot *r = &s->slot[SYM_RESET_SLOT];
     uint8_t t = r->target, l = r->lun;
     bool lr = r->lun_reset;
@@ -657,7 +658,7 @@ void sym_mgmt_reset_done(sym_sc *s, bool ok)
         }
     }
     if (s->bus != NULL)
-        (void)pcam_bus_hal_reset_done(s->bus, t, l, lr, ok);
+        (void)pcam_bus_hal_reset_done(s->bus, t, l, lr, status);
 }
 
 static const pcam_hal_ops sym_ops = {

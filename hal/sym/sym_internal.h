@@ -196,7 +196,7 @@ void sym_report(sym_sc *s, unsigned i, uint32_t status, uint8_t scsi_status, uin
 void sym_report_slot(sym_sc *s, unsigned i);
 void sym_enqueue(sym_sc *s, unsigned i);
 void sym_internal_bus_reset(sym_sc *s);
-void sym_mgmt_reset_done(sym_sc *s, bool ok);
+void sym_mgmt_reset_done(sym_sc *s, uint32_t status);
 
 /* sym_script.c */
 int sym_script_build(sym_sc *s);

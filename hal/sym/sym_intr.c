@@ -219,7 +219,7 @@ static void script_int(sym_sc *s, uint32_t code)
             if (s->slot[v].state == SS_LIVE)
                 sym_report(s, v, PCAM_REQ_ABORTED, 0, s->slot[v].data_len);
         } else if (sl->kind == SK_RESET) {
-            sym_mgmt_reset_done(s, true);
+            sym_mgmt_reset_done(s, PCAM_REQ_CMP);
         }
         restart(s, L_IDLE);
         return;
@@ -227,7 +227,7 @@ static void script_int(sym_sc *s, uint32_t code)
         /* The target kept its tasks: the core's ladder goes on (a device
          * reset after a refused abort, a bus reset after a refused reset). */
         if (sl->kind == SK_RESET)
-            sym_mgmt_reset_done(s, false);
+            sym_mgmt_reset_done(s, PCAM_MSG_REJECT_REC);
         else
             sym_free_slot(s, (unsigned)i);
         restart(s, L_IDLE);
@@ -255,7 +255,7 @@ static void sel_timeout(sym_sc *s)
     if (i >= 0) {
         sym_slot *sl = &s->slot[i];
         if (sl->kind == SK_RESET && sl->state == SS_LIVE) {
-            sym_mgmt_reset_done(s, false);
+            sym_mgmt_reset_done(s, PCAM_SEL_TIMEOUT); /* no such device, not a refusal */
         } else if (sl->kind == SK_CMD && sl->state == SS_LIVE) {
             if (sl->nego)
                 pcam_bus_hal_nego_end(s->bus, sl->target, false);

@@ -347,14 +347,20 @@ int pcam_bus_hal_done(struct pcam_bus *bus, const void *handle, uint8_t target, 
                       const pcam_hal_cmd_result *res);
 
 /**
- * A reset_dev finished: the target (or LUN) dropped every task, and the
- * back-end has forgotten the commands concerned.
+ * A reset_dev finished. On #PCAM_REQ_CMP the target (or LUN) dropped every
+ * task, and the back-end has forgotten the commands concerned.
  * @param bus the bus. @param target the target. @param lun the LUN.
- * @param lun_reset it was a LOGICAL UNIT RESET. @param ok the message was taken
- *        (false: the target could not be reached; the core escalates).
+ * @param lun_reset it was a LOGICAL UNIT RESET.
+ * @param status #PCAM_REQ_CMP: the message was taken; #PCAM_SEL_TIMEOUT:
+ *        nothing answered the selection (no such device);
+ *        #PCAM_MSG_REJECT_REC or #PCAM_REQ_CMP_ERR: the target was selected
+ *        but refused the message or dropped off the bus. Any other status is
+ *        taken as #PCAM_REQ_CMP_ERR. A caller's reset CCB completes with it;
+ *        a recovery step that is not #PCAM_REQ_CMP escalates.
  * @return PCAM_OK, PCAM_ERR_NULL or PCAM_ERR_RANGE (no reset was asked of that target).
  */
-int pcam_bus_hal_reset_done(struct pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, bool ok);
+int pcam_bus_hal_reset_done(struct pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset,
+                            uint32_t status);
 
 /**
  * The back-end is about to select @p target for a command: should the

@@ -492,6 +492,23 @@ static void caller_requests(bool polled)
     cmdrig_rw(&absent, false, 9, 0, 0, 1, bv);
     assert_int_equal(rig_sync(&f->c.r, &absent, RIG_S(2)), PCAM_SEL_TIMEOUT);
     assert_int_equal(absent.done_count, 1);
+
+    /* A device reset that nobody answers is "no such device", one the
+     * target refuses is a refusal: the caller can tell them apart (UEFI's
+     * ResetTargetLun answers EFI_INVALID_PARAMETER and EFI_UNSUPPORTED). */
+    rig_ccb r2;
+    memset(&r2, 0, sizeof r2);
+    r2.ccb.func = PCAM_FN_RESET_DEV;
+    r2.ccb.target = 9;
+    assert_int_equal(rig_sync(&f->c.r, &r2, RIG_S(2)) & PCAM_STATUS_MASK, PCAM_SEL_TIMEOUT);
+    pcam_sim_target_cfg(f->c.r.sim, 0)->refuse_reset = true;
+    memset(&r2, 0, sizeof r2);
+    r2.ccb.func = PCAM_FN_RESET_DEV;
+    r2.ccb.target = 0;
+    assert_int_equal(rig_sync(&f->c.r, &r2, RIG_S(2)) & PCAM_STATUS_MASK, PCAM_MSG_REJECT_REC);
+    pcam_sim_target_stats_get(f->c.r.sim, 0, &ts);
+    assert_int_equal(ts.target_resets, 1); /* the refused one did nothing */
+    assert_int_equal(ts.refused, 1);
     fx_free(f);
 }
 

@@ -521,9 +521,33 @@ static void test_unexpected_free(void **state)
     fx_free(f);
 }
 
+/* ---- a caller's device reset: nobody there, refused, taken ---- */
+
+/* hal/sym tells the core why a reset did not happen: a selection nobody
+ * answered is "no such device" (SEL_TIMEOUT), a target that refuses the
+ * message is MSG_REJECT_REC; a caller (UEFI's ResetTargetLun) answers them
+ * differently. */
+static void test_reset_dev_outcomes(void **state)
+{
+    (void)state;
+    fx *f = fx_new(1, PCAM_SIM_DISC_ON_SEEK, NULL);
+    pcam_sim_target_stats ts;
+    assert_int_equal(chiprig_func(&f->r, PCAM_FN_RESET_DEV, 9, 0) & PCAM_STATUS_MASK, PCAM_SEL_TIMEOUT);
+    pcam_sim_target_cfg(f->r.sim, 0)->refuse_reset = true;
+    assert_int_equal(chiprig_func(&f->r, PCAM_FN_RESET_DEV, 0, 0) & PCAM_STATUS_MASK, PCAM_MSG_REJECT_REC);
+    pcam_sim_target_cfg(f->r.sim, 0)->refuse_reset = false;
+    assert_int_equal(chiprig_func(&f->r, PCAM_FN_RESET_DEV, 0, 0) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    pcam_sim_target_stats_get(f->r.sim, 0, &ts);
+    assert_int_equal(ts.refused, 1);
+    assert_int_equal(ts.target_resets, 1);
+    drain(f);
+    fx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reset_dev_outcomes),
         cmocka_unit_test(test_queue_full),
         cmocka_unit_test(test_check_condition),
         cmocka_unit_test(test_ladder_abort),
