@@ -661,6 +661,7 @@ static struct scsi_host_template plx_template = {
 	.eh_device_reset_handler = plx_eh_device_reset,
 	.eh_bus_reset_handler = plx_eh_bus_reset,
 	.eh_host_reset_handler = plx_eh_host_reset,
+	.shost_groups = plx_host_groups,
 	.can_queue = 64,
 	.cmd_per_lun = PCAM_HOST_UNTAGGED_DEPTH,
 	.this_id = 7,
