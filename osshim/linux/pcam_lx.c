@@ -637,8 +637,12 @@ static int plx_eh_reset(struct scsi_cmnd *cmd, u8 func, int target, const char *
 		ok = (st & PCAM_STATUS_MASK) == PCAM_REQ_CMP;
 		/* Inside Linux's error handler every command still out is the
 		 * handler's; from an ioctl (sg_reset) the others are live I/O the
-		 * core requeued, and they run again. */
-		if (ok && scsi_host_in_recovery(h->shost))
+		 * core requeued, and they run again. scsi_host_in_recovery()
+		 * alone cannot tell: the ioctl sets tmf_in_progress, which it
+		 * counts as recovery (draining there failed other disks' live
+		 * reads with DID_ABORT under sg_reset -b). */
+		if (ok && cmd->submitter != SUBMITTED_BY_SCSI_RESET_IOCTL &&
+		    scsi_host_in_recovery(h->shost))
 			ok = plx_drain(h, target);
 	}
 	mutex_unlock(&h->eh_mutex);
