@@ -123,6 +123,8 @@ for f in /tmp/fio.[0-9]*; do
 done | pfx FIO
 say "sectcheck-loop passes,bad $(cat /tmp/sc.done 2>/dev/null || echo 'none none')"
 [ -e /tmp/sc.bad ] && head -20 /tmp/sc.bad | pfx SC-BAD
+# every kernel line about A over the whole run, not only the fault windows
+dmesg | grep -E "\\[$A\\]|dev $A," | pfx DMESG-A
 counters END
 say "ios A start=$ios_a0 end=$(ios $A) inflight=$(inflight $A)"
 say "stat A start $stat_a0"
@@ -158,7 +160,9 @@ if [ "$soak" -gt 0 ]; then
   cat /tmp/round.last
   end_load
 else
-faults
+# several rounds: a reset that fails the verified disk's live I/O shows in
+# a few rounds in ten under load (it did before the sg_reset fix in pcam.ko)
+for r in 1 2 3 4 5; do faults; done
 # ---- a request the host holds (it throttles B's reads to 4 KiB/s) past a
 # 4 s timeout: Linux's error handler aborts it and escalates through pcam
 echo 4 > /sys/block/$B/device/timeout
