@@ -406,15 +406,37 @@ static bool plx_get_dev(struct plx_host *h, u8 t, u8 l, pcam_dev *out)
 	return (st & PCAM_STATUS_MASK) == PCAM_REQ_CMP && out->present;
 }
 
-/* Linux only sees logical units the core's scan found. */
+static pcam_ccb *plx_mgmt_get(struct plx_host *h, int slot, u8 func);
+static u32 plx_mgmt(struct plx_host *h, int slot, unsigned int wait_ms);
+static unsigned int plx_eh_wait_ms(struct plx_host *h);
+
+/*
+ * Linux only sees logical units the core's scan found. A path the core does
+ * not know (a disk added after attach, found by a host rescan through
+ * /sys/class/scsi_host/hostN/scan) is first probed by the core itself
+ * (PCAM_FN_SCAN_LUN), which then knows it as it knows the ones found at
+ * attach; without that a rescan could never find a new disk.
+ */
 static int plx_slave_alloc(struct scsi_device *sdev)
 {
 	struct plx_host *h = shost_priv(sdev->host);
+	u8 t = (u8)sdev_id(sdev), l = (u8)sdev->lun;
+	pcam_ccb *scan;
 	pcam_dev d;
 
-	if (sdev->lun >= PLX_LUNS || !plx_get_dev(h, (u8)sdev_id(sdev), (u8)sdev->lun, &d))
+	if (sdev->lun >= PLX_LUNS)
 		return -ENXIO;
-	return 0;
+	if (plx_get_dev(h, t, l, &d))
+		return 0;
+	mutex_lock(&h->eh_mutex);
+	scan = plx_mgmt_get(h, PLX_M_BUS, PCAM_FN_SCAN_LUN);
+	if (scan) {
+		scan->target = t;
+		scan->lun = l;
+		plx_mgmt(h, PLX_M_BUS, plx_eh_wait_ms(h));
+	}
+	mutex_unlock(&h->eh_mutex);
+	return plx_get_dev(h, t, l, &d) ? 0 : -ENXIO;
 }
 
 static int plx_change_queue_depth(struct scsi_device *sdev, int depth)
@@ -615,8 +637,12 @@ static int plx_eh_reset(struct scsi_cmnd *cmd, u8 func, int target, const char *
 		ok = (st & PCAM_STATUS_MASK) == PCAM_REQ_CMP;
 		/* Inside Linux's error handler every command still out is the
 		 * handler's; from an ioctl (sg_reset) the others are live I/O the
-		 * core requeued, and they run again. */
-		if (ok && scsi_host_in_recovery(h->shost))
+		 * core requeued, and they run again. scsi_host_in_recovery()
+		 * alone cannot tell: the ioctl sets tmf_in_progress, which it
+		 * counts as recovery (draining there failed other disks' live
+		 * reads with DID_ABORT under sg_reset -b). */
+		if (ok && cmd->submitter != SUBMITTED_BY_SCSI_RESET_IOCTL &&
+		    scsi_host_in_recovery(h->shost))
 			ok = plx_drain(h, target);
 	}
 	mutex_unlock(&h->eh_mutex);
@@ -661,6 +687,7 @@ static struct scsi_host_template plx_template = {
 	.eh_device_reset_handler = plx_eh_device_reset,
 	.eh_bus_reset_handler = plx_eh_bus_reset,
 	.eh_host_reset_handler = plx_eh_host_reset,
+	.shost_groups = plx_host_groups,
 	.can_queue = 64,
 	.cmd_per_lun = PCAM_HOST_UNTAGGED_DEPTH,
 	.this_id = 7,

@@ -108,6 +108,9 @@ void plx_arm_timer(struct plx_host *h);
 u32 plx_sync_action(struct plx_host *h, pcam_ccb *ccb);
 void plx_nop_done(pcam_ccb *ccb);
 
+/* pcam_lx_stats.c: the host's sysfs attributes (pcam_counters). */
+extern const struct attribute_group *plx_host_groups[];
+
 /* pcam_lx_spi.c: the SPI transport class. */
 struct scsi_transport_template *plx_spi_attach(void);
 void plx_spi_release(struct scsi_transport_template *t);
