@@ -218,14 +218,20 @@ static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, uint64_t now)
  * walk stops after PCAM_Q_AGE_WALK such heads, keeping a look O(LUNs) even
  * under a flood of them (a flood the heads' own ages then stand for). */
 #define PCAM_Q_AGE_WALK 8u
-static const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+static const pcam_ccb *hoq_walk(const pcam_ccb *c)
 {
-    if (c == NULL || !pcam_q_is_hoq(c))
-        return NULL; /* the head itself is the candidate */
     for (unsigned n = 0; c != NULL && n <= PCAM_Q_AGE_WALK; n++, c = c->priv.next)
         if (!pcam_q_is_hoq(c))
             return c;
     return NULL;
+}
+/* The quick answer inline (a head that is not HEAD OF QUEUE, nearly always),
+ * the walk out of line: a look calls this twice per LUN with work. */
+static inline const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+{
+    if (c == NULL || !pcam_q_is_hoq(c))
+        return NULL; /* the head itself is the candidate */
+    return hoq_walk(c);
 }
 
 /*
@@ -291,8 +297,7 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
 static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
 {
     uint64_t limit = PCAM_MS(bus->cfg.bus_starve_ms);
-    uint64_t age[PCAM_MAX_TARGETS];
-    uint8_t lun_of[PCAM_MAX_TARGETS];
+    uint8_t most_lun = 0;
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
     int most = -1;
     uint64_t most_age = 0;
@@ -314,22 +319,20 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     }
     /* Idle targets have age 0; only the busy ones are looked at, so a look
      * costs the LUNs with work, not the size of the bus. */
-    memset(age, 0, sizeof age);
-    memset(lun_of, 0, sizeof lun_of);
     for (uint32_t m = busy; m != 0; m &= m - 1u) {
         unsigned t = pcam_q_ctz32(m);
         uint8_t l = 0;
         uint64_t old = target_usable(bus, t) ? oldest_of(bus, t, now, &l) : UINT64_MAX;
-        age[t] = (old == UINT64_MAX || old >= now) ? 0 : now - old;
-        lun_of[t] = l;
-        if (age[t] > limit / 2u)
+        uint64_t age = (old == UINT64_MAX || old >= now) ? 0 : now - old;
+        if (age > limit / 2u)
             owed |= (uint16_t)(1u << t);
         /* Ties go to the lower arbitration priority: it is the one losing. */
-        if (age[t] > limit && (age[t] > most_age ||
-                               (age[t] == most_age && most >= 0 &&
-                                pcam_q_prio(t) < pcam_q_prio((unsigned)most)))) {
+        if (age > limit && (age > most_age ||
+                            (age == most_age && most >= 0 &&
+                             pcam_q_prio(t) < pcam_q_prio((unsigned)most)))) {
             most = (int)t;
-            most_age = age[t];
+            most_age = age;
+            most_lun = l;
         }
     }
     /* Only targets whose oldest command waits past half the threshold are
@@ -347,11 +350,14 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     if (floor == UINT32_MAX) {
         memset(bus->q.issued, 0, sizeof bus->q.issued);
     } else {
+        /* Branch-free: it visits every ID of the bus on every look. */
+        uint64_t top = (uint64_t)floor + slack;
         for (unsigned t = 0; t < nt; t++) {
-            if ((owed & (1u << t)) == 0 && bus->q.issued[t] < floor)
-                bus->q.issued[t] = floor;
-            if ((uint64_t)bus->q.issued[t] > (uint64_t)floor + slack)
-                over |= 1u << t;
+            uint32_t v = bus->q.issued[t];
+            uint32_t raise = (((uint32_t)owed >> t) & 1u) == 0 && v < floor;
+            v = raise ? floor : v;
+            bus->q.issued[t] = v;
+            over |= (uint32_t)((uint64_t)v > top) << t;
         }
     }
     /* x is held when some owed y it beats in arbitration was issued more
@@ -384,7 +390,7 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
         bus->q.starving = (uint8_t)(most + 1);
         PCAM_COUNT(bus->targets[most], starve_boosts);
         uint64_t ms = most_age / 1000000u; /* once an episode: the one 64-bit division */
-        pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, lun_of[most],
+        pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, most_lun,
                         ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
     }
     return most;
