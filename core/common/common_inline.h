@@ -17,12 +17,14 @@ static inline bool pcam_core_has_done(const pcam_bus *bus)
 /* Set then clear PCAM_LUNF_* bits of a LUN. */
 static inline void pcam_dev_lun_flags(pcam_lun *l, uint8_t set, uint8_t clear)
 {
-    l->dev.flags = (uint8_t)((l->dev.flags & (uint8_t)~clear) | set);
+    l->dev.flags &= (uint8_t)~clear;
+    l->dev.flags |= set;
 }
 /* Set then clear PCAM_TGTF_* bits of a target. */
 static inline void pcam_dev_tgt_flags(pcam_target *t, uint8_t set, uint8_t clear)
 {
-    t->dev.flags = (uint8_t)((t->dev.flags & (uint8_t)~clear) | set);
+    t->dev.flags &= (uint8_t)~clear;
+    t->dev.flags |= set;
 }
 /* What a LUN says it is: qualifier and type, and the first `len` bytes of
  * its standard INQUIRY data kept (0: none). */

@@ -66,10 +66,11 @@ static pcam_retry_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun 
          * unless this is the first report of the reset the core saw or sent
          * itself, after which it renegotiates already: once is enough. */
         if (s.asc_valid && s.asc == 0x29) {
-            bool ours = l != NULL && (l->dev.flags & PCAM_LUNF_RESET_UA) != 0;
             if ((bus->targets[ccb->target].dev.flags & PCAM_TGTF_RESET_UA) == 0)
                 pcam_nego_invalidate(bus, ccb->target);
             pcam_dev_tgt_flags(&bus->targets[ccb->target], 0, PCAM_TGTF_RESET_UA);
+            /* read after the call: nego writes no LUN's dev (unit.layering) */
+            bool ours = l != NULL && (l->dev.flags & PCAM_LUNF_RESET_UA) != 0;
             if (ours)
                 pcam_dev_lun_flags(l, 0, PCAM_LUNF_RESET_UA);
             /* The report of a reset the core did or saw itself (a caller's
