@@ -529,7 +529,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     CHECK(pcam_bus_init(&bus, &cfg, &hal, &plat, luns, 16) == PCAM_OK, "init");
     /* Present, tagged LUNs without a scan: the fake adapter answers no INQUIRY. */
     for (unsigned i = 0; i < 16; i++)
-        luns[i].flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
+        luns[i].dev.flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
 
     while (in_pos < in_len) {
         uint8_t op = next();

@@ -53,24 +53,24 @@ static pcam_lun *lun_at(unsigned t, unsigned l)
 
 static bool usable(unsigned t)
 {
-    return t != bus.caps.initiator_id && (bus.targets[t].flags & PCAM_TGTF_BLOCKED) == 0;
+    return t != bus.caps.initiator_id && (bus.targets[t].dev.flags & PCAM_TGTF_BLOCKED) == 0;
 }
 
 static bool tagged(unsigned t, const pcam_lun *lun, const pcam_ccb *c)
 {
-    return (c->flags & PCAM_CCB_TAGGED) != 0 && (bus.targets[t].flags & PCAM_TGTF_NO_TAGS) == 0 &&
-           (lun->flags & PCAM_LUNF_TAGGED) != 0;
+    return (c->flags & PCAM_CCB_TAGGED) != 0 && (bus.targets[t].dev.flags & PCAM_TGTF_NO_TAGS) == 0 &&
+           (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;
 }
 
 /* The model of "can this LUN's head go out now". */
 static bool ready(unsigned t, const pcam_lun *lun)
 {
-    const pcam_ccb *h = lun->pending.head;
-    if (h == NULL || lun->freeze != 0 || now < lun->hold_until_ns || now < h->priv.hold_until_ns)
+    const pcam_ccb *h = lun->q.pending.head;
+    if (h == NULL || lun->q.freeze != 0 || now < lun->q.hold_until_ns || now < h->priv.hold_until_ns)
         return false;
     if (tagged(t, lun, h))
-        return lun->active_untagged == 0 && lun->active.count < lun->depth;
-    return lun->active.count == 0;
+        return lun->q.active_untagged == 0 && lun->q.active.count < lun->q.depth;
+    return lun->q.active.count == 0;
 }
 
 /*
@@ -179,13 +179,13 @@ static uint64_t m_age(unsigned t, unsigned *lun_out)
     uint64_t oldest = UINT64_MAX;
     for (unsigned l = 0; l < LPT; l++) {
         const pcam_lun *lun = lun_at(t, l);
-        if (lun->freeze != 0)
+        if (lun->q.freeze != 0)
             continue;
-        const pcam_ccb *h = lun->pending.head;
-        bool h_held = h != NULL && (now < lun->hold_until_ns || now < h->priv.hold_until_ns);
+        const pcam_ccb *h = lun->q.pending.head;
+        bool h_held = h != NULL && (now < lun->q.hold_until_ns || now < h->priv.hold_until_ns);
         /* Each queue's head, and behind a HEAD OF QUEUE head the first
          * command that is not one (looking past at most 8 of them). */
-        const pcam_ccb *cand[4] = {lun->active.head, m_behind_hoq(lun->active.head),
+        const pcam_ccb *cand[4] = {lun->q.active.head, m_behind_hoq(lun->q.active.head),
                                    h_held ? NULL : h, h_held ? NULL : m_behind_hoq(h)};
         for (unsigned k = 0; k < 4; k++) {
             const pcam_ccb *c = cand[k];
@@ -202,7 +202,7 @@ static uint64_t m_age(unsigned t, unsigned *lun_out)
 static bool busy(unsigned t)
 {
     for (unsigned l = 0; l < LPT; l++)
-        if (lun_at(t, l)->active.count != 0)
+        if (lun_at(t, l)->q.active.count != 0)
             return true;
     return (m.pend_hint & (1u << t)) != 0;
 }
@@ -298,7 +298,7 @@ static int m_lun_of(unsigned t)
         unsigned l = (m.rr_lun[t] + j) % LPT;
         if ((hinted & (1u << l)) == 0)
             continue;
-        if (lun_at(t, l)->pending.head == NULL) {
+        if (lun_at(t, l)->q.pending.head == NULL) {
             m.pend_luns[t] &= (uint8_t)~(1u << l);
             continue;
         }
@@ -424,7 +424,7 @@ static void op_tick(bool engine)
 {
     uint32_t active = 0;
     for (unsigned t = 0; t < NT; t++)
-        active += bus.targets[t].active;
+        active += bus.targets[t].q.active;
     if (bus.cfg.aging_enabled && bus.cfg.bus_starve_ms != 0 && now >= m.next_eval)
         m_evaluate();
     pcam_q_tick(&bus, now);
@@ -435,7 +435,7 @@ static void op_tick(bool engine)
     check_state();
     uint32_t after = 0;
     for (unsigned t = 0; t < NT; t++)
-        after += bus.targets[t].active;
+        after += bus.targets[t].q.active;
     must(after == active);
 }
 
@@ -464,7 +464,7 @@ static void op_next(void)
     for (unsigned t = 0; t < NT; t++) {
         before[t] = bus.q.issued[t];
         for (unsigned l = 0; l < LPT; l++) {
-            heads[t * LPT + l] = lun_at(t, l)->pending.head;
+            heads[t * LPT + l] = lun_at(t, l)->q.pending.head;
             rdy[t * LPT + l] = ready(t, lun_at(t, l));
         }
     }
@@ -473,7 +473,7 @@ static void op_next(void)
     pcam_ccb *c = pcam_q_next(&bus, now);
     /* An issue that drains its LUN drops the LUN's hint (and the target's
      * when it was the last) at once. */
-    if (ml >= 0 && lun_at(mt, (unsigned)ml)->pending.head == NULL) {
+    if (ml >= 0 && lun_at(mt, (unsigned)ml)->q.pending.head == NULL) {
         m.pend_luns[mt] &= (uint8_t)~(1u << (unsigned)ml);
         if (m.pend_luns[mt] == 0)
             m.pend_hint &= (uint16_t)~(1u << mt);
@@ -529,12 +529,12 @@ static void op_next(void)
     must(SCHED_BOOSTS_BLOCKED_TARGET || usable(t));
 
     const pcam_lun *lun = lun_at(t, l);
-    must(c->priv.state == PCAM_CS_ACTIVE && lun->active.tail == c);
+    must(c->priv.state == PCAM_CS_ACTIVE && lun->q.active.tail == c);
     if (c->priv.tag_msg == 0) {
-        must(lun->active.count == 1 && lun->active_untagged == 1);
+        must(lun->q.active.count == 1 && lun->q.active_untagged == 1);
         must(!tagged(t, lun, c));
     } else {
-        must(tagged(t, lun, c) && lun->active.count <= lun->depth);
+        must(tagged(t, lun, c) && lun->q.active.count <= lun->q.depth);
         uint8_t asked = c->u.io.tag_action;
         must(c->priv.tag_msg == asked || c->priv.tag_msg == PCAM_TAG_ORDERED);
         /* Aging only ever turns SIMPLE into ORDERED. */
@@ -563,10 +563,10 @@ static void op_next_hold(void)
     uint64_t want = UINT64_MAX;
     for (unsigned i = 0; i < NT * LPT; i++) {
         const pcam_lun *lun = &luns[i];
-        const pcam_ccb *h = lun->pending.head;
-        if (h == NULL || lun->freeze != 0)
+        const pcam_ccb *h = lun->q.pending.head;
+        if (h == NULL || lun->q.freeze != 0)
             continue;
-        uint64_t at = lun->hold_until_ns;
+        uint64_t at = lun->q.hold_until_ns;
         if (h->priv.hold_until_ns > at)
             at = h->priv.hold_until_ns;
         if (at > now && at < want)
@@ -654,9 +654,9 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
     case 7: /* QUEUE FULL */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
             pcam_lun *lun = lun_at(c->target, c->lun);
-            uint32_t held = lun->active.count - 1u;
+            uint32_t held = lun->q.active.count - 1u;
             uint32_t want = held > bus.cfg.tag_depth_floor ? held : bus.cfg.tag_depth_floor;
-            must(pcam_q_queue_full(&bus, c) == want && lun->depth == want);
+            must(pcam_q_queue_full(&bus, c) == want && lun->q.depth == want);
             m.dirty = true;
             if (!SCHED_QFULL_LOSES_PENDING_HINT)
                 hint(c->target, c->lun);
@@ -677,21 +677,21 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
     case 10: { /* freeze / hold a LUN, or hold a pending CCB (BUSY delay) */
         pcam_lun *lun = lun_at(a % NT, (a >> 4) % LPT);
         if ((b & 3) == 0)
-            lun->freeze = (uint16_t)!lun->freeze;
+            lun->q.freeze = (uint16_t)!lun->q.freeze;
         else if ((b & 3) == 1)
-            lun->hold_until_ns = now + PCAM_MS(b >> 2);
-        else if (lun->pending.head != NULL)
-            lun->pending.head->priv.hold_until_ns = now + PCAM_MS(b >> 2);
+            lun->q.hold_until_ns = now + PCAM_MS(b >> 2);
+        else if (lun->q.pending.head != NULL)
+            lun->q.pending.head->priv.hold_until_ns = now + PCAM_MS(b >> 2);
         engine_touch(op);
         break;
     }
     case 11: /* target rejects tags / enters recovery; LUN loses or gains CmdQue */
         if ((b & 3) == 0)
-            bus.targets[a % NT].flags ^= PCAM_TGTF_BLOCKED;
+            bus.targets[a % NT].dev.flags ^= PCAM_TGTF_BLOCKED;
         else if ((b & 3) == 1)
-            bus.targets[a % NT].flags ^= PCAM_TGTF_NO_TAGS;
+            bus.targets[a % NT].dev.flags ^= PCAM_TGTF_NO_TAGS;
         else
-            lun_at(a % NT, (a >> 4) % LPT)->flags ^= PCAM_LUNF_TAGGED;
+            lun_at(a % NT, (a >> 4) % LPT)->dev.flags ^= PCAM_LUNF_TAGGED;
         engine_touch(op);
         break;
     case 12: /* timers */
@@ -736,7 +736,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bus.nluns = NT * LPT;
     for (unsigned i = 0; i < NT * LPT; i++) {
         pcam_q_lun_init(&bus, &luns[i]);
-        luns[i].flags = (uint8_t)(PCAM_LUNF_PRESENT | ((data[4] >> (1 + i % 7)) & 1 ? 0 : PCAM_LUNF_TAGGED));
+        luns[i].dev.flags = (uint8_t)(PCAM_LUNF_PRESENT | ((data[4] >> (1 + i % 7)) & 1 ? 0 : PCAM_LUNF_TAGGED));
     }
     for (size_t i = 5; i + 3 <= size; i += 3) {
         step(data[i], data[i + 1], data[i + 2]);
@@ -746,13 +746,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (unsigned k = 0; k < NC; k++)
             held += pool[k].priv.state == PCAM_CS_PENDING || pool[k].priv.state == PCAM_CS_ACTIVE;
         for (unsigned k = 0; k < NT * LPT; k++)
-            linked += luns[k].pending.count + luns[k].active.count;
+            linked += luns[k].q.pending.count + luns[k].q.active.count;
         must(held == linked);
         /* The scheduler's hints of pending work may be stale the other
          * way, never this way. */
         for (unsigned t = 0; t < NT && !SCHED_QFULL_LOSES_PENDING_HINT; t++) {
             for (unsigned l = 0; l < LPT; l++) {
-                if (lun_at(t, l)->pending.head == NULL)
+                if (lun_at(t, l)->q.pending.head == NULL)
                     continue;
                 must((bus.q.pend_targets & (1u << t)) != 0);
                 must((bus.q.pend_luns[t] & (1ull << l)) != 0);

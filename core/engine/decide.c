@@ -273,7 +273,7 @@ static pcam_ccb *dec_find(pcam_bus *bus, const void *handle, uint8_t target, uin
         return NULL;
     /* Walk the LUN rather than trust the pointer: a stale handle may name a
      * CCB its owner has since freed. */
-    for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next)
+    for (pcam_ccb *c = l->q.active.head; c != NULL; c = c->priv.next)
         if ((const void *)c == handle)
             return (c->priv.recovery & DEC_AT_HAL) != 0 ? c : NULL;
     return NULL;
@@ -339,8 +339,7 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
              * some of those were still waiting in the adapter: the target
              * held only what the back-end had sent it. */
             uint16_t d = res->held > bus->cfg.tag_depth_floor ? res->held : bus->cfg.tag_depth_floor;
-            if (d < l->depth)
-                l->depth = d;
+            pcam_q_clamp_depth(l, d);
         }
         return PCAM_OK;
     }
@@ -475,7 +474,7 @@ int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uin
         return PCAM_ERR_RANGE;
     pcam_core_event(bus, PCAM_EV_MSG_REJECT, target, 0xFF, rejected);
     if (rejected >= PCAM_MSG_SIMPLE_TAG && rejected <= PCAM_MSG_ORDERED_TAG) {
-        bus->targets[target].flags |= PCAM_TGTF_NO_TAGS;
+        pcam_dev_tgt_flags(&bus->targets[target], PCAM_TGTF_NO_TAGS, 0);
         pcam_q_touch(bus);
         pcam_core_log(bus, PCAM_LOG_WARN, "target rejected a tag message; tagged queuing off", NULL);
         return 0;

@@ -42,9 +42,9 @@ static void note_inquiry(pcam_bus *bus, const pcam_ccb *ccb)
         io->data_len - io->resid < 8 || !io_byte(io, 0, &b0) || !io_byte(io, 7, &b7))
         return;
     if ((b0 >> 5) == 0 && (b0 & 0x1Fu) != 0x1Fu && (b7 & 0x02u) != 0)
-        l->flags |= PCAM_LUNF_TAGGED;
+        pcam_dev_lun_flags(l, PCAM_LUNF_TAGGED, 0);
     else
-        l->flags &= (uint8_t)~PCAM_LUNF_TAGGED;
+        pcam_dev_lun_flags(l, 0, PCAM_LUNF_TAGGED);
 }
 
 /* The CCB leaves the core for good with `status`. */
@@ -60,7 +60,7 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
         if ((ccb->flags & PCAM_CCB_FREEZE_ON_ERROR) != 0) {
             pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
             if (l != NULL)
-                l->freeze++;
+                pcam_q_freeze(l);
             status |= PCAM_DEV_QFRZN;
         }
     }
@@ -75,7 +75,7 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
         /* Completions are delivered later, so a callback cannot refill the queue under this loop. */
         pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
         pcam_ccb *c;
-        while (l != NULL && (c = pcam_ccbq_pop_head(&l->pending)) != NULL)
+        while (l != NULL && (c = pcam_q_pop_pending(l)) != NULL)
             pcam_core_complete(bus, c, PCAM_REQUEUE_REQ);
     }
 }
@@ -88,7 +88,7 @@ static void start_autosense(pcam_bus *bus, pcam_ccb *c)
     c->priv.orig_status = c->u.io.scsi_status;
     c->priv.flags |= PCAM_CF_SENSE;
     if (l != NULL)
-        l->freeze++; /* nothing else reaches the LUN before its sense is read */
+        pcam_q_freeze(l); /* nothing else reaches the LUN before its sense is read */
     c->priv.link2 = NULL;
     pcam_ccb **pp = &bus->eng.sense_head;
     while (*pp != NULL)
@@ -107,15 +107,14 @@ static void apply_decision(pcam_bus *bus, pcam_ccb *c, pcam_retry_action a, uint
         pcam_eng_reset_io_state(c);
         uint16_t depth = pcam_q_queue_full(bus, c);
         pcam_core_log(bus, PCAM_LOG_INFO, "QUEUE FULL: depth lowered", NULL);
-        if (l != NULL && depth > l->active.count) {
+        if (l != NULL && depth > l->q.active.count) {
             /* The floor keeps the depth above what the target holds (or it
              * holds nothing of ours: other initiators filled it). Resending
              * at once would meet QUEUE FULL again, and again, with the
              * initiator winning every arbitration so the target can never
              * reconnect: wait as for BUSY instead. */
             uint64_t until = pcam_core_now(bus) + PCAM_MS(bus->cfg.busy_delay_ms);
-            if (until > l->hold_until_ns)
-                l->hold_until_ns = until;
+            pcam_q_hold(l, until);
             pcam_core_note_hold(bus, until);
         }
         return;
@@ -126,8 +125,7 @@ static void apply_decision(pcam_bus *bus, pcam_ccb *c, pcam_retry_action a, uint
         if (delay_ms != 0 && l != NULL) {
             /* Hold the whole LUN: a BUSY or becoming-ready device gains nothing from its other commands. */
             uint64_t until = pcam_core_now(bus) + PCAM_MS(delay_ms);
-            if (until > l->hold_until_ns)
-                l->hold_until_ns = until;
+            pcam_q_hold(l, until);
             pcam_core_note_hold(bus, until);
         }
         pcam_eng_requeue(bus, c);

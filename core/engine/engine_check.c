@@ -49,7 +49,7 @@ const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive)
             if ((mask & 1u) == 0)
                 continue;
             const pcam_lun *l = &bus->luns[(size_t)t * bus->cfg.luns_per_target + u];
-            for (const pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+            for (const pcam_ccb *c = l->q.active.head; c != NULL; c = c->priv.next) {
                 /* link2 of an active command is only ever the sense or the abort list's. */
                 bool on_list = c->priv.link2 != NULL || (c == stail && stail != NULL) ||
                                (c == atail && atail != NULL);

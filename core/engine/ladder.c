@@ -88,8 +88,8 @@ static void take_down_all(pcam_bus *bus, uint8_t target, uint8_t lun, uint16_t r
             pcam_lun *l = pcam_core_lun(bus, t, u);
             /* Requeued CCBs go to the pending front; take from the tail so
              * the oldest ends up first again. */
-            while (l != NULL && l->active.tail != NULL)
-                take_down(bus, l->active.tail, 0, rcv);
+            while (l != NULL && l->q.active.tail != NULL)
+                take_down(bus, l->q.active.tail, 0, rcv);
         }
     }
 }
@@ -202,7 +202,7 @@ void pcam_eng_recovery_success(pcam_bus *bus, uint8_t msg_sent, uint8_t target, 
         take_down_all(bus, target, whole ? 0xFF : lun, PCAM_RCV_DEV_RESET | PCAM_RCV_DEV_RESET_OK);
         if (whole)
             pcam_nego_invalidate(bus, target); /* a BDR resets the agreement too */
-        bus->targets[target].flags |= PCAM_TGTF_RESET_UA;
+        pcam_dev_tgt_flags(&bus->targets[target], PCAM_TGTF_RESET_UA, 0);
         pcam_core_expect_reset_ua(bus, target, whole ? 0xFF : lun);
         PCAM_COUNT(bus->targets[target], resets);
         pcam_core_event(bus, whole ? PCAM_EV_BDR_SENT : PCAM_EV_LUN_RESET, target,
@@ -364,8 +364,8 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
         if (t == bus->caps.initiator_id)
             continue;
         pcam_nego_invalidate(bus, t);
-        bus->targets[t].flags |= PCAM_TGTF_RESET_UA;
-        if ((bus->targets[t].flags & PCAM_TGTF_PRESENT) != 0)
+        pcam_dev_tgt_flags(&bus->targets[t], PCAM_TGTF_RESET_UA, 0);
+        if ((bus->targets[t].dev.flags & PCAM_TGTF_PRESENT) != 0)
             PCAM_COUNT(bus->targets[t], resets);
     }
     pcam_core_expect_reset_ua(bus, 0xFF, 0xFF);
@@ -375,7 +375,7 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
     for (uint8_t t = 0; t < bus->caps.max_targets; t++) {
         for (uint8_t u = 0; u < bus->cfg.luns_per_target; u++) {
             const pcam_lun *l = pcam_core_lun(bus, t, u);
-            for (const pcam_ccb *c = l != NULL ? l->pending.head : NULL; c != NULL; c = c->priv.next) {
+            for (const pcam_ccb *c = l != NULL ? l->q.pending.head : NULL; c != NULL; c = c->priv.next) {
                 uint32_t to = c->timeout_ms != 0 ? c->timeout_ms : bus->cfg.default_timeout_ms;
                 if (to / 4 < settle_ms)
                     settle_ms = to / 4;
@@ -423,11 +423,11 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
         pcam_lun *l = &bus->luns[i];
         /* Waiting to be issued past its life in the core: it never reached
          * the target this time, so nothing is to be aborted. */
-        for (pcam_ccb *c = l->pending.head, *n; c != NULL; c = n) {
+        for (pcam_ccb *c = l->q.pending.head, *n; c != NULL; c = n) {
             uint64_t life = pcam_core_life_end(bus, c);
             n = c->priv.next;
             if (life <= now) {
-                pcam_ccbq_remove(&l->pending, c);
+                pcam_q_unpend(l, c);
                 PCAM_COUNT(bus->targets[c->target], timeouts);
                 PCAM_COUNT(bus->targets[c->target], commands);
                 PCAM_COUNT(bus->targets[c->target], errors);
@@ -439,7 +439,7 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
                 next = life;
             }
         }
-        for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+        for (pcam_ccb *c = l->q.active.head; c != NULL; c = c->priv.next) {
             if ((c->priv.flags & PCAM_CF_TIMED_OUT) != 0)
                 continue;
             if (c->priv.deadline_ns <= now)
@@ -467,14 +467,14 @@ static void expire_waits(pcam_bus *bus, uint64_t now)
     uint64_t next = UINT64_MAX;
     for (size_t i = 0; i < bus->nluns; i++) {
         pcam_lun *l = &bus->luns[i];
-        if (l->hold_until_ns == 0)
+        if (l->q.hold_until_ns == 0)
             continue;
-        if (now >= l->hold_until_ns) {
-            l->hold_until_ns = 0;
+        if (now >= l->q.hold_until_ns) {
+            pcam_q_hold_end(l);
             pcam_q_touch(bus);
         }
-        else if (l->hold_until_ns < next)
-            next = l->hold_until_ns;
+        else if (l->q.hold_until_ns < next)
+            next = l->q.hold_until_ns;
     }
     bus->eng.hold_ns = next;
 }
@@ -537,7 +537,7 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
     case PCAM_CS_PENDING: {
         pcam_lun *l = pcam_core_lun(bus, v->target, v->lun);
         if (l != NULL)
-            pcam_ccbq_remove(&l->pending, v);
+            pcam_q_unpend(l, v);
         pcam_core_complete(bus, v, PCAM_REQ_ABORTED);
         break;
     }
@@ -588,12 +588,12 @@ static void kill_everything(pcam_bus *bus, uint32_t status)
     bus->lad.ccb = NULL;
     for (size_t i = 0; i < bus->nluns; i++) {
         pcam_lun *l = &bus->luns[i];
-        while ((c = l->active.head) != NULL) {
-            if ((c->priv.flags & PCAM_CF_SENSE) != 0 && l->freeze > 0)
-                l->freeze--;
+        while ((c = l->q.active.head) != NULL) {
+            if ((c->priv.flags & PCAM_CF_SENSE) != 0)
+                (void)pcam_q_thaw(l);
             pcam_eng_retire(bus, c, status);
         }
-        while ((c = pcam_ccbq_pop_head(&l->pending)) != NULL)
+        while ((c = pcam_q_pop_pending(l)) != NULL)
             pcam_core_complete(bus, c, status);
     }
     if (bus->eng.mgmt_ccb != NULL)

@@ -69,10 +69,10 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
         /* Counts, not a walk, on the common path: a deep queue must not make
          * every reselection slower. Tagged commands mean the tag message
          * names the nexus (tag_in checks it is one of ours and disconnected). */
-        bool wire_untagged = (bus->targets[target].flags & PCAM_TGTF_NO_TAGS) != 0;
-        any_tagged = !wire_untagged && l->active.count > l->active_untagged;
-        if (!any_tagged && l->active.count > 0) {
-            for (pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+        bool wire_untagged = (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0;
+        any_tagged = !wire_untagged && l->q.active.count > l->q.active_untagged;
+        if (!any_tagged && l->q.active.count > 0) {
+            for (pcam_ccb *c = l->q.active.head; c != NULL; c = c->priv.next) {
                 if ((c->priv.flags & PCAM_CF_DISCONNECTED) == 0)
                     continue;
                 if (c->priv.tag_msg == 0 || (c->priv.flags & PCAM_CF_WIRE_UNTAGGED) != 0) {
@@ -243,7 +243,7 @@ static void message_reject_in(pcam_bus *bus)
     pcam_core_event(bus, PCAM_EV_MSG_REJECT, bus->eng.conn_target, bus->eng.conn_lun, last);
     if (last >= PCAM_MSG_SIMPLE_TAG && last <= PCAM_MSG_ORDERED_TAG && c != NULL) {
         /* No tags on this target: this command runs untagged, later ones are issued untagged. */
-        bus->targets[c->target].flags |= PCAM_TGTF_NO_TAGS;
+        pcam_dev_tgt_flags(&bus->targets[c->target], PCAM_TGTF_NO_TAGS, 0);
         c->priv.flags |= PCAM_CF_WIRE_UNTAGGED;
         pcam_q_touch(bus);
         pcam_core_log(bus, PCAM_LOG_WARN, "target rejected a tag message; tagged queuing off", NULL);

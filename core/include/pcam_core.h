@@ -59,18 +59,6 @@ enum {
                                      ATTENTION 29/xx is that reset's, already reported as an
                                      event, and costs no retry (cleared by it or by GOOD) */
 };
-/* A reset the core did or saw reached `target` (0xFF: every target) and
- * `lun` (0xFF: every LUN): arm the per-LUN expectation of its UNIT ATTENTION. */
-static inline void pcam_core_expect_reset_ua(pcam_bus *bus, uint8_t target, uint8_t lun)
-{
-    for (size_t i = 0; i < bus->nluns; i++) {
-        uint8_t t = (uint8_t)(i / bus->cfg.luns_per_target);
-        uint8_t u = (uint8_t)(i % bus->cfg.luns_per_target);
-        if ((target == 0xFF || t == target) && (lun == 0xFF || u == lun))
-            bus->luns[i].flags |= PCAM_LUNF_RESET_UA;
-    }
-}
-
 /* ---- lookups ---- */
 static inline pcam_lun *pcam_core_lun(pcam_bus *bus, uint8_t target, uint8_t lun)
 {
@@ -101,23 +89,21 @@ static inline uint64_t pcam_core_life_end(const pcam_bus *bus, const pcam_ccb *c
     return ccb->priv.queued_ns + PCAM_MS((uint64_t)PCAM_LIFE_TIMEOUTS * pcam_core_timeout_ms(bus, ccb));
 }
 
+/* ---- intrusive queues (core/common/ccbq.c) ---- */
+void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb);
+void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb);
+void pcam_ccbq_remove(pcam_ccb_queue *q, pcam_ccb *ccb);
+pcam_ccb *pcam_ccbq_pop_head(pcam_ccb_queue *q);
+
 #include "../queue/queue_inline.h"
 #include "../engine/engine_inline.h"
 
 /* Drop one freeze count the core took (autosense, recovery). */
 static inline void pcam_core_unfreeze(pcam_bus *bus, pcam_lun *l)
 {
-    if (l != NULL && l->freeze > 0) {
-        l->freeze--;
+    if (l != NULL && pcam_q_thaw(l))
         pcam_q_touch(bus);
-    }
 }
-
-/* ---- intrusive queues (core/common/ccbq.c) ---- */
-void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb);
-void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb);
-void pcam_ccbq_remove(pcam_ccb_queue *q, pcam_ccb *ccb);
-pcam_ccb *pcam_ccbq_pop_head(pcam_ccb_queue *q);
 
 /* ---- events, async, completion, log (core/common) ---- */
 void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg);
@@ -137,6 +123,18 @@ void pcam_core_log(pcam_bus *bus, pcam_log_level level, const char *a, const cha
 void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 void pcam_core_run_completions(pcam_bus *bus);
 #include "../common/common_inline.h"
+/* A reset the core did or saw reached `target` (0xFF: every target) and
+ * `lun` (0xFF: every LUN): arm the per-LUN expectation of its UNIT ATTENTION. */
+static inline void pcam_core_expect_reset_ua(pcam_bus *bus, uint8_t target, uint8_t lun)
+{
+    for (size_t i = 0; i < bus->nluns; i++) {
+        uint8_t t = (uint8_t)(i / bus->cfg.luns_per_target);
+        uint8_t u = (uint8_t)(i % bus->cfg.luns_per_target);
+        if ((target == 0xFF || t == target) && (lun == 0xFF || u == lun))
+            pcam_dev_lun_flags(&bus->luns[i], PCAM_LUNF_RESET_UA, 0);
+    }
+}
+
 /* PCAM_FN_SET_ASYNC: register, update or drop an async callback. */
 uint32_t pcam_core_set_async(pcam_bus *bus, const pcam_ccb *ccb);
 

@@ -341,7 +341,7 @@ void pcam_nego_get(const pcam_bus *bus, uint8_t target, pcam_tran_type type,
     case PCAM_TRAN_CURRENT:
         *out = t->nego.current;
         /* A rejected tag message turned tagging off whatever the user wants. */
-        if ((t->flags & PCAM_TGTF_NO_TAGS) != 0)
+        if ((t->dev.flags & PCAM_TGTF_NO_TAGS) != 0)
             out->tagged = false;
         break;
     default:

@@ -42,10 +42,10 @@ bool pcam_q_wants_tag(const pcam_bus *bus, uint8_t target, const pcam_lun *lun,
     if ((ccb->flags & PCAM_CCB_TAGGED) == 0)
         return false;
     /* A target that answered a tag message with MESSAGE REJECT gets none. */
-    if (target < PCAM_MAX_TARGETS && (bus->targets[target].flags & PCAM_TGTF_NO_TAGS) != 0)
+    if (target < PCAM_MAX_TARGETS && (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0)
         return false;
     /* Without CmdQue in INQUIRY a tag message is a protocol error. */
-    return (lun->flags & PCAM_LUNF_TAGGED) != 0;
+    return (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;
 }
 
 uint8_t pcam_q_asked_tag_msg(const pcam_ccb *ccb)
@@ -64,10 +64,10 @@ int pcam_q_tag_alloc(pcam_lun *lun)
      * to be handed out again: a target answering late for a stale tag then
      * names a free tag (caught) rather than a new command's. */
     for (unsigned i = 0; i < PCAM_TAGS; i++) {
-        unsigned t = (lun->next_tag + i) % PCAM_TAGS;
+        unsigned t = (lun->q.next_tag + i) % PCAM_TAGS;
         if (!pcam_q_tag_busy(lun, t)) {
-            lun->tags_in_use[t / 32u] |= (uint32_t)1u << (t % 32u);
-            lun->next_tag = (uint8_t)(t + 1u);
+            lun->q.tags_in_use[t / 32u] |= (uint32_t)1u << (t % 32u);
+            lun->q.next_tag = (uint8_t)(t + 1u);
             return (int)t;
         }
     }
@@ -76,7 +76,7 @@ int pcam_q_tag_alloc(pcam_lun *lun)
 
 static void tag_free(pcam_lun *lun, unsigned tag)
 {
-    lun->tags_in_use[(tag % PCAM_TAGS) / 32u] &= ~((uint32_t)1u << (tag % 32u));
+    lun->q.tags_in_use[(tag % PCAM_TAGS) / 32u] &= ~((uint32_t)1u << (tag % 32u));
 }
 
 static void insert_before(pcam_ccb_queue *q, pcam_ccb *pos, pcam_ccb *ccb)
@@ -98,18 +98,18 @@ static void insert_before(pcam_ccb_queue *q, pcam_ccb *pos, pcam_ccb *ccb)
 
 void pcam_q_lun_init(pcam_bus *bus, pcam_lun *lun)
 {
-    memset(&lun->pending, 0, sizeof lun->pending);
-    memset(&lun->active, 0, sizeof lun->active);
-    memset(lun->tags_in_use, 0, sizeof lun->tags_in_use);
-    lun->hold_until_ns = 0;
-    lun->next_seq = 0;
-    lun->issue_count = 0;
-    lun->age_fence = 0;
-    lun->depth = clamp_depth(bus->cfg.tag_depth);
-    lun->ramp = 0;
-    lun->active_untagged = 0;
-    lun->freeze = 0;
-    lun->next_tag = 0;
+    memset(&lun->q.pending, 0, sizeof lun->q.pending);
+    memset(&lun->q.active, 0, sizeof lun->q.active);
+    memset(lun->q.tags_in_use, 0, sizeof lun->q.tags_in_use);
+    lun->q.hold_until_ns = 0;
+    lun->q.next_seq = 0;
+    lun->q.issue_count = 0;
+    lun->q.age_fence = 0;
+    lun->q.depth = clamp_depth(bus->cfg.tag_depth);
+    lun->q.ramp = 0;
+    lun->q.active_untagged = 0;
+    lun->q.freeze = 0;
+    lun->q.next_tag = 0;
 }
 
 void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
@@ -124,19 +124,19 @@ void pcam_q_submit(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
     ccb->priv.tag_msg = 0;
     /* Stamped here too so internal CCBs that skip pcam_action() age right. */
     ccb->priv.queued_ns = pcam_core_now(bus);
-    lun->next_seq++;
+    lun->q.next_seq++;
     if (!pcam_q_is_hoq(ccb)) {
         /* FIFO by submission: only the head is ever issued, so order here is
          * the order the LUN sees. */
-        pcam_ccbq_push_tail(&lun->pending, ccb);
+        pcam_ccbq_push_tail(&lun->q.pending, ccb);
         return;
     }
     /* HEAD OF QUEUE overtakes ordinary work but not commands that were
      * already issued once (requeued) nor earlier HEAD OF QUEUE requests. */
-    pcam_ccb *pos = lun->pending.head;
+    pcam_ccb *pos = lun->q.pending.head;
     while (pos != NULL && (pos->priv.seq != 0 || pcam_q_is_hoq(pos)))
         pos = pos->priv.next;
-    insert_before(&lun->pending, pos, ccb);
+    insert_before(&lun->q.pending, pos, ccb);
 }
 
 void pcam_q_index_add(pcam_bus *bus, pcam_ccb *ccb)
@@ -161,10 +161,10 @@ static void index_remove(pcam_bus *bus, pcam_ccb *ccb)
 /* Take an active CCB off its LUN: tag back, counts down. */
 static void leave_active(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
-    pcam_ccbq_remove(&lun->active, ccb);
+    pcam_ccbq_remove(&lun->q.active, ccb);
     if (ccb->priv.tag_msg != 0)
         index_remove(bus, ccb);
-    if (lun->active.count == 0) {
+    if (lun->q.active.count == 0) {
         unsigned t = ccb->target & (PCAM_MAX_TARGETS - 1u);
         bus->q.act_luns[t] &= ~pcam_bit64(ccb->lun & 63u);
         if (bus->q.act_luns[t] == 0)
@@ -172,10 +172,10 @@ static void leave_active(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
     }
     if (ccb->priv.tag_msg != 0)
         tag_free(lun, ccb->priv.tag);
-    else if (lun->active_untagged > 0)
-        lun->active_untagged--;
-    if (ccb->target < PCAM_MAX_TARGETS && bus->targets[ccb->target].active > 0)
-        bus->targets[ccb->target].active--;
+    else if (lun->q.active_untagged > 0)
+        lun->q.active_untagged--;
+    if (ccb->target < PCAM_MAX_TARGETS && bus->targets[ccb->target].q.active > 0)
+        bus->targets[ccb->target].q.active--;
     ccb->priv.tag = 0;
     ccb->priv.tag_msg = 0;
 }
@@ -189,22 +189,22 @@ static pcam_lun *active_lun_of(pcam_bus *bus, const pcam_ccb *ccb)
 
 static void requeue(pcam_bus *bus, pcam_lun *lun, pcam_ccb *ccb)
 {
-    bool was_fence = ccb->priv.tag_msg == PCAM_TAG_ORDERED && ccb->priv.seq == lun->age_fence;
+    bool was_fence = ccb->priv.tag_msg == PCAM_TAG_ORDERED && ccb->priv.seq == lun->q.age_fence;
     leave_active(bus, lun, ccb);
     if (was_fence) {
         /* The barrier never reached the target, so what it fenced is
          * unfenced again: aging may force a new one. */
-        lun->age_fence = lun->active.head != NULL ? lun->active.head->priv.seq - 1u
-                                                  : lun->issue_count;
+        lun->q.age_fence = lun->q.active.head != NULL ? lun->q.active.head->priv.seq - 1u
+                                                  : lun->q.issue_count;
     }
     ccb->priv.state = PCAM_CS_PENDING;
     /* Requeued CCBs go back in front, sorted by their issue numbers: a set
      * of bystanders requeued one by one then goes out again in the order it
      * went out first, whichever order the engine handed them back in. */
-    pcam_ccb *pos = lun->pending.head;
+    pcam_ccb *pos = lun->q.pending.head;
     while (pos != NULL && pos->priv.seq != 0 && pcam_q_seq_before(pos->priv.seq, ccb->priv.seq))
         pos = pos->priv.next;
-    insert_before(&lun->pending, pos, ccb);
+    insert_before(&lun->q.pending, pos, ccb);
     /* No retry is spent: the command never ran (lost arbitration, QUEUE
      * FULL, a bystander of someone else's reset). */
     PCAM_COUNT(bus->targets[ccb->target], requeues);
@@ -234,17 +234,17 @@ void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
     ccb->priv.state = PCAM_CS_FREE;
     if (!good) {
         /* The ramp wants sustained success: any failure starts it over. */
-        lun->ramp = 0;
+        lun->q.ramp = 0;
         return;
     }
-    if (lun->ramp < UINT16_MAX)
-        lun->ramp++;
+    if (lun->q.ramp < UINT16_MAX)
+        lun->q.ramp++;
     /* Depth creeps back up one opening at a time after a run of successes,
      * so a target that hit QUEUE FULL once is not flooded again at once. */
-    if (lun->ramp >= bus->cfg.qfull_ramp_successes &&
-        lun->depth < clamp_depth(bus->cfg.tag_depth_max)) {
-        lun->depth++;
-        lun->ramp = 0;
+    if (lun->q.ramp >= bus->cfg.qfull_ramp_successes &&
+        lun->q.depth < clamp_depth(bus->cfg.tag_depth_max)) {
+        lun->q.depth++;
+        lun->q.ramp = 0;
     }
 }
 
@@ -255,17 +255,17 @@ uint16_t pcam_q_queue_full(pcam_bus *bus, pcam_ccb *ccb)
     if (lun == NULL) {
         /* Not active: nothing to requeue; report the depth unchanged. */
         const pcam_lun *x = ccb != NULL ? pcam_core_lun(bus, ccb->target, ccb->lun) : NULL;
-        return x != NULL ? x->depth : 0;
+        return x != NULL ? x->q.depth : 0;
     }
     /* The target was holding every other active command of this LUN when it
      * refused this one: that is the depth it can take right now. */
-    uint32_t held = lun->active.count > 0 ? lun->active.count - 1u : 0u;
+    uint32_t held = lun->q.active.count > 0 ? lun->q.active.count - 1u : 0u;
     /* The floor keeps a target that reports QUEUE FULL spuriously (other
      * initiators, a firmware quirk) from being driven down to no queueing. */
     uint32_t floor = bus->cfg.tag_depth_floor;
     uint16_t depth = clamp_depth(held > floor ? held : floor);
-    lun->depth = depth;
-    lun->ramp = 0;
+    lun->q.depth = depth;
+    lun->q.ramp = 0;
     requeue(bus, lun, ccb);
     /* Back on the pending queue: the scheduler's hints must show it, or a
      * LUN it already dropped from them would never be looked at again. */
@@ -283,7 +283,7 @@ pcam_ccb *pcam_q_find(pcam_lun *lun, int tag)
     /* The bitmap answers "no such tag" without walking the queue. */
     if (tag >= 0 && !pcam_q_tag_busy(lun, (unsigned)tag))
         return NULL;
-    for (pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next) {
+    for (pcam_ccb *c = lun->q.active.head; c != NULL; c = c->priv.next) {
         if (tag < 0 ? c->priv.tag_msg == 0 : (c->priv.tag_msg != 0 && c->priv.tag == tag))
             return c;
     }
@@ -340,7 +340,7 @@ static const char *check_pending(const pcam_lun *lun, int t, int l)
 {
     int zone = 0; /* 0 requeued, 1 HEAD OF QUEUE, 2 ordinary */
     const pcam_ccb *last_requeued = NULL;
-    for (const pcam_ccb *c = lun->pending.head; c != NULL; c = c->priv.next) {
+    for (const pcam_ccb *c = lun->q.pending.head; c != NULL; c = c->priv.next) {
         if (c->priv.state != PCAM_CS_PENDING)
             return "pending CCB not in PENDING state";
         if (!path_ok(c, t, l))
@@ -364,7 +364,7 @@ static const char *check_active(const pcam_lun *lun, int t, int l)
     unsigned untagged = 0;
     const pcam_ccb *prev = NULL;
     memset(seen, 0, sizeof seen);
-    for (const pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next) {
+    for (const pcam_ccb *c = lun->q.active.head; c != NULL; c = c->priv.next) {
         if (c->priv.state != PCAM_CS_ACTIVE)
             return "active CCB not in ACTIVE state";
         if (!path_ok(c, t, l))
@@ -385,18 +385,18 @@ static const char *check_active(const pcam_lun *lun, int t, int l)
         uint32_t bit = (uint32_t)1u << (tag % 32u);
         if ((seen[w] & bit) != 0)
             return "two active CCBs share a tag";
-        if ((lun->tags_in_use[w] & bit) == 0)
+        if ((lun->q.tags_in_use[w] & bit) == 0)
             return "active tag not marked in the bitmap";
         seen[w] |= bit;
     }
-    if (untagged != lun->active_untagged)
+    if (untagged != lun->q.active_untagged)
         return "active untagged count wrong";
     if (untagged > 1)
         return "more than one untagged CCB active";
-    if (untagged == 1 && lun->active.count != 1)
+    if (untagged == 1 && lun->q.active.count != 1)
         return "untagged and tagged CCBs active together";
     for (unsigned w = 0; w < PCAM_TAGS / 32u; w++) {
-        if ((lun->tags_in_use[w] & ~seen[w]) != 0)
+        if ((lun->q.tags_in_use[w] & ~seen[w]) != 0)
             return "tag marked in use with no active owner";
     }
     return NULL;
@@ -405,7 +405,7 @@ static const char *check_active(const pcam_lun *lun, int t, int l)
 /* Every active tagged CCB can be found through the tag index. */
 static const char *check_index(const pcam_bus *bus, const pcam_lun *lun)
 {
-    for (const pcam_ccb *c = lun->active.head; c != NULL; c = c->priv.next) {
+    for (const pcam_ccb *c = lun->q.active.head; c != NULL; c = c->priv.next) {
         if (c->priv.tag_msg == 0)
             continue;
         const pcam_ccb *x = bus->q.tags[pcam_q_tag_bucket(c->target, c->lun, c->priv.tag)];
@@ -424,27 +424,27 @@ static const char *check_lun(const pcam_bus *bus, const pcam_lun *lun, int t, in
      * and a sane depth, folded into one comparison (the invariant checker
      * runs after every fuzzer and soak step, under coverage instrumentation
      * that makes each comparison a call). */
-    uintptr_t any = (uintptr_t)lun->pending.head | (uintptr_t)lun->pending.tail |
-                    (uintptr_t)lun->active.head | (uintptr_t)lun->active.tail |
-                    lun->pending.count | lun->active.count | lun->active_untagged;
+    uintptr_t any = (uintptr_t)lun->q.pending.head | (uintptr_t)lun->q.pending.tail |
+                    (uintptr_t)lun->q.active.head | (uintptr_t)lun->q.active.tail |
+                    lun->q.pending.count | lun->q.active.count | lun->q.active_untagged;
     if (any == 0) {
         uint32_t tags = 0;
         for (unsigned w = 0; w < PCAM_TAGS / 32u; w++) /* a constant count: unrolled */
-            tags |= lun->tags_in_use[w];
+            tags |= lun->q.tags_in_use[w];
         if (tags != 0)
             return "tag marked in use with no active owner";
-        if ((unsigned)(lun->depth - 1u) >= (unsigned)PCAM_TAGS)
+        if ((unsigned)(lun->q.depth - 1u) >= (unsigned)PCAM_TAGS)
             return "LUN depth out of range";
         return NULL;
     }
-    const char *e = check_links(&lun->pending);
+    const char *e = check_links(&lun->q.pending);
     if (e == NULL)
-        e = check_links(&lun->active);
+        e = check_links(&lun->q.active);
     if (e == NULL)
         e = check_pending(lun, t, l);
     if (e == NULL)
         e = check_active(lun, t, l);
-    if (e == NULL && (lun->depth == 0 || lun->depth > PCAM_TAGS))
+    if (e == NULL && (lun->q.depth == 0 || lun->q.depth > PCAM_TAGS))
         e = "LUN depth out of range";
     if (e == NULL && t >= 0)
         e = check_index(bus, lun);
@@ -488,11 +488,11 @@ const char *pcam_q_check(const pcam_bus *bus, const pcam_lun *lun)
             const char *e = check_lun(bus, x, (int)t, (int)l);
             if (e != NULL)
                 return e;
-            sum += x->active.count;
-            if (l < 64u && ((bus->q.act_luns[t] & pcam_bit64(l)) != 0) != (x->active.count != 0))
+            sum += x->q.active.count;
+            if (l < 64u && ((bus->q.act_luns[t] & pcam_bit64(l)) != 0) != (x->q.active.count != 0))
                 return "active-LUN mask disagrees with the active queues";
         }
-        if (sum != bus->targets[t].active)
+        if (sum != bus->targets[t].q.active)
             return "target active count is not the sum of its LUNs'";
     }
     return NULL;

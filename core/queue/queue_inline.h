@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* The queue's state as other concerns may see it: one write (a hint that
- * something may have become issuable) and read-only answers. Nothing
- * outside core/queue touches bus->q; included by pcam_core.h. */
+/* The queue's state as other concerns may see it: a hint that something may
+ * have become issuable, the few per-LUN writes the engine and xpt make
+ * (freezes, holds, depth, taking a command back), and read-only answers.
+ * Nothing outside core/queue writes bus->q or a LUN's or target's q (the
+ * others read a LUN's lists directly); included by pcam_core.h. */
 #ifndef PCAM_QUEUE_INLINE_H
 #define PCAM_QUEUE_INLINE_H
 
@@ -30,6 +32,66 @@ static inline uint64_t pcam_q_age_next_ns(const pcam_bus *bus)
 static inline uint64_t pcam_q_active_luns(const pcam_bus *bus, uint8_t target)
 {
     return ((bus->q.act_targets >> target) & 1u) != 0 ? bus->q.act_luns[target] : 0;
+}
+
+/* ---- a LUN's queue, written for the engine and xpt ---- */
+/* Take a freeze count (autosense, an error with FREEZE_ON_ERROR): nothing
+ * issues to the LUN until it is dropped. */
+static inline void pcam_q_freeze(pcam_lun *l)
+{
+    l->q.freeze++;
+}
+/* Drop one freeze count if the LUN holds any; false if it held none. */
+static inline bool pcam_q_thaw(pcam_lun *l)
+{
+    if (l->q.freeze == 0)
+        return false;
+    l->q.freeze--;
+    return true;
+}
+/* Release a freeze as RELEASE QUEUE asks: `n` counts (0: all) but never
+ * the `keep` the core holds for autosense. */
+static inline void pcam_q_release(pcam_lun *l, uint32_t n, uint16_t keep)
+{
+    if (keep > l->q.freeze)
+        keep = l->q.freeze;
+    if (n == 0 || n > (uint32_t)(l->q.freeze - keep))
+        l->q.freeze = keep;
+    else
+        l->q.freeze = (uint16_t)(l->q.freeze - n);
+}
+/* Issue nothing to the LUN before `until` (a later hold already set wins). */
+static inline void pcam_q_hold(pcam_lun *l, uint64_t until)
+{
+    if (until > l->q.hold_until_ns)
+        l->q.hold_until_ns = until;
+}
+/* The LUN's hold has run out. */
+static inline void pcam_q_hold_end(pcam_lun *l)
+{
+    l->q.hold_until_ns = 0;
+}
+/* Openings set from outside (RELEASE QUEUE with openings): the ramp restarts. */
+static inline void pcam_q_set_depth(pcam_lun *l, uint16_t depth)
+{
+    l->q.depth = depth;
+    l->q.ramp = 0;
+}
+/* The target held fewer commands than the queue counted: no more than `d` openings. */
+static inline void pcam_q_clamp_depth(pcam_lun *l, uint16_t d)
+{
+    if (d < l->q.depth)
+        l->q.depth = d;
+}
+/* Take a command that was never issued back off the LUN's pending list. */
+static inline void pcam_q_unpend(pcam_lun *l, pcam_ccb *c)
+{
+    pcam_ccbq_remove(&l->q.pending, c);
+}
+/* The oldest command still pending on the LUN, taken off it (NULL: none). */
+static inline pcam_ccb *pcam_q_pop_pending(pcam_lun *l)
+{
+    return pcam_ccbq_pop_head(&l->q.pending);
 }
 
 #endif /* PCAM_QUEUE_INLINE_H */

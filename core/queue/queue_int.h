@@ -6,7 +6,7 @@
  *
  * Vocabulary used across both files:
  *   priv.seq   0 while a CCB has never been issued; its issue number on its
- *              LUN (lun->issue_count at issue, never 0) once it has been.
+ *              LUN (lun->q.issue_count at issue, never 0) once it has been.
  *              A pending CCB with seq != 0 therefore came back by requeue.
  *   pending    [requeued, in issue order][HEAD OF QUEUE, in submission
  *              order][everything else, FIFO]
@@ -36,7 +36,7 @@ static inline bool pcam_q_is_hoq(const pcam_ccb *ccb)
 
 static inline bool pcam_q_tag_busy(const pcam_lun *lun, unsigned tag)
 {
-    return (lun->tags_in_use[tag / 32u] >> (tag % 32u)) & 1u;
+    return (lun->q.tags_in_use[tag / 32u] >> (tag % 32u)) & 1u;
 }
 
 /* Index of the lowest set bit of a nonzero word. The scheduler walks its
@@ -79,7 +79,7 @@ unsigned pcam_q_ntargets(const pcam_bus *bus);
  * asks, the LUN claims CmdQue and the target has not rejected tags)? */
 bool pcam_q_wants_tag(const pcam_bus *bus, uint8_t target, const pcam_lun *lun,
                       const pcam_ccb *ccb);
-/* A free tag, searching from lun->next_tag; -1 when all are in use. */
+/* A free tag, searching from lun->q.next_tag; -1 when all are in use. */
 int pcam_q_tag_alloc(pcam_lun *lun);
 /* The tag message to send for a tagged CCB, as asked (SIMPLE if garbage). */
 uint8_t pcam_q_asked_tag_msg(const pcam_ccb *ccb);

@@ -19,37 +19,37 @@
  * ever considered, so nothing overtakes a command that has to wait. */
 static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint64_t now)
 {
-    const pcam_ccb *h = lun->pending.head;
-    if (h == NULL || lun->freeze != 0)
+    const pcam_ccb *h = lun->q.pending.head;
+    if (h == NULL || lun->q.freeze != 0)
         return false;
     /* BUSY / NOT READY delays: the LUN's and the head command's own. */
-    if (now < lun->hold_until_ns || now < h->priv.hold_until_ns)
+    if (now < lun->q.hold_until_ns || now < h->priv.hold_until_ns)
         return false;
     if (pcam_q_wants_tag(bus, t, lun, h)) {
         /* Tagged: never beside an untagged command, within the depth, and
          * with a tag free (depth is clamped to the tag count, the second
          * test only guards a depth set past it from outside). */
-        return lun->active_untagged == 0 && lun->active.count < lun->depth &&
-               lun->active.count < PCAM_TAGS;
+        return lun->q.active_untagged == 0 && lun->q.active.count < lun->q.depth &&
+               lun->q.active.count < PCAM_TAGS;
     }
     /* Untagged: SCSI allows no other task beside an untagged one on the
      * LUN (a reselection without a tag could not say which it is), so it
      * waits for the LUN to drain; being the head it also holds back every
      * tagged command behind it, so they cannot starve it. */
-    return lun->active.count == 0;
+    return lun->q.active.count == 0;
 }
 
 /* The issue number the LUN's next command gets; 0 is skipped because it
  * marks a CCB that was never issued. */
 static uint32_t next_issue(const pcam_lun *lun)
 {
-    uint32_t n = lun->issue_count + 1u;
+    uint32_t n = lun->q.issue_count + 1u;
     return n == 0 ? 1u : n;
 }
 
 /*
  * Per-LUN aging: the tag message a tagged command numbered `seq` goes out
- * with. lun->age_fence is the issue number of the latest ORDERED command
+ * with. lun->q.age_fence is the issue number of the latest ORDERED command
  * sent (asked or forced): every command issued up to it must finish before
  * anything after the barrier runs, so it needs no barrier of its own.
  */
@@ -57,19 +57,19 @@ static uint8_t age_tag(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint8
                        uint8_t tag, uint32_t seq, uint64_t now)
 {
     const pcam_bus_config *c = &bus->cfg;
-    const pcam_ccb *old = lun->active.head; /* issued first, still outstanding */
+    const pcam_ccb *old = lun->q.active.head; /* issued first, still outstanding */
     if (old == NULL) {
         /* Nothing outstanding, nothing to fence; moving the fence up keeps
          * it within the wrap window of the issue numbers. */
-        lun->age_fence = seq - 1u;
+        lun->q.age_fence = seq - 1u;
         return msg;
     }
     if (msg == PCAM_TAG_ORDERED) {
         /* Asked for ORDERED anyway: that barrier fences everything before it. */
-        lun->age_fence = seq;
+        lun->q.age_fence = seq;
         return msg;
     }
-    if (!c->aging_enabled || !pcam_q_seq_before(lun->age_fence, old->priv.seq))
+    if (!c->aging_enabled || !pcam_q_seq_before(lun->q.age_fence, old->priv.seq))
         return msg;
     /* HEAD OF QUEUE is a request to overtake; as a barrier it would defeat
      * its purpose, so the next SIMPLE one carries the fence instead. */
@@ -77,14 +77,14 @@ static uint8_t age_tag(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint8
         return msg;
     /* A zero threshold turns that form of aging off rather than ordering
      * every command. */
-    bool by_count = c->age_count != 0 && lun->issue_count - old->priv.seq >= c->age_count;
+    bool by_count = c->age_count != 0 && lun->q.issue_count - old->priv.seq >= c->age_count;
     bool by_time = c->age_ms != 0 && now > old->priv.queued_ns &&
                    now - old->priv.queued_ns > PCAM_MS(c->age_ms);
     if (!by_count && !by_time)
         return msg;
     /* Once per oldest command: one barrier is enough to make the target
      * finish it; more would only serialise the queue. */
-    lun->age_fence = seq;
+    lun->q.age_fence = seq;
     PCAM_COUNT(bus->targets[t], ordered_forced);
     pcam_core_event(bus, PCAM_EV_ORDERED, t, l, tag);
     return PCAM_TAG_ORDERED;
@@ -93,7 +93,7 @@ static uint8_t age_tag(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint8
 /* Move the head of a ready LUN to its active queue with its tag chosen. */
 static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint64_t now)
 {
-    pcam_ccb *ccb = pcam_ccbq_pop_head(&lun->pending);
+    pcam_ccb *ccb = pcam_ccbq_pop_head(&lun->q.pending);
     uint32_t seq = next_issue(lun);
     uint8_t msg = 0;
     uint8_t tag = 0;
@@ -102,27 +102,27 @@ static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint6
         if (got < 0) {
             /* Cannot happen while the bitmap matches the active queue; if it
              * does, leave the command where it was rather than reuse a tag. */
-            pcam_ccbq_push_head(&lun->pending, ccb);
+            pcam_ccbq_push_head(&lun->q.pending, ccb);
             return NULL;
         }
         tag = (uint8_t)got;
         msg = age_tag(bus, t, l, lun, pcam_q_asked_tag_msg(ccb), tag, seq, now);
     } else {
-        lun->active_untagged++;
+        lun->q.active_untagged++;
     }
-    lun->issue_count = seq;
+    lun->q.issue_count = seq;
     ccb->priv.seq = seq;
     ccb->priv.tag = tag;
     ccb->priv.tag_msg = msg;
     ccb->priv.state = PCAM_CS_ACTIVE;
-    pcam_ccbq_push_tail(&lun->active, ccb);
+    pcam_ccbq_push_tail(&lun->q.active, ccb);
     if (msg != 0)
         pcam_q_index_add(bus, ccb);
-    if (lun->active.count == 1u) {
+    if (lun->q.active.count == 1u) {
         bus->q.act_luns[t & (PCAM_MAX_TARGETS - 1u)] |= pcam_bit64(l & 63u);
         bus->q.act_targets |= (uint16_t)(1u << (t & 15u));
     }
-    bus->targets[t].active++;
+    bus->targets[t].q.active++;
     return ccb;
 }
 
@@ -155,7 +155,7 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
         for (uint64_t m = part[pass]; m != 0; m &= m - 1u) {
             uint8_t l = (uint8_t)pcam_q_ctz64(m);
             pcam_lun *lun = pcam_core_lun(bus, t, l);
-            if (lun == NULL || lun->pending.head == NULL) {
+            if (lun == NULL || lun->q.pending.head == NULL) {
                 bus->q.pend_luns[t] &= ~pcam_bit64(l); /* the hint is a superset */
                 continue;
             }
@@ -165,7 +165,7 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
             pcam_ccb *ccb = issue(bus, t, l, lun, now);
             if (ccb == NULL)
                 continue;
-            if (lun->pending.head == NULL) {
+            if (lun->q.pending.head == NULL) {
                 /* Drained: drop the hints now, so the next look (after the
                  * next completion, say) does not walk to an empty LUN. */
                 bus->q.pend_luns[t] &= ~pcam_bit64(l);
@@ -185,7 +185,7 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
 static bool target_usable(const pcam_bus *bus, unsigned t)
 {
     /* Our own ID is never a target; a target in recovery gets nothing new. */
-    return t != bus->caps.initiator_id && (bus->targets[t].flags & PCAM_TGTF_BLOCKED) == 0;
+    return t != bus->caps.initiator_id && (bus->targets[t].dev.flags & PCAM_TGTF_BLOCKED) == 0;
 }
 
 /* Round-robin over targets from the cursor, skipping the ones per-bus
@@ -218,14 +218,20 @@ static pcam_ccb *round_robin(pcam_bus *bus, unsigned nt, uint64_t now)
  * walk stops after PCAM_Q_AGE_WALK such heads, keeping a look O(LUNs) even
  * under a flood of them (a flood the heads' own ages then stand for). */
 #define PCAM_Q_AGE_WALK 8u
-static const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+static const pcam_ccb *hoq_walk(const pcam_ccb *c)
 {
-    if (c == NULL || !pcam_q_is_hoq(c))
-        return NULL; /* the head itself is the candidate */
     for (unsigned n = 0; c != NULL && n <= PCAM_Q_AGE_WALK; n++, c = c->priv.next)
         if (!pcam_q_is_hoq(c))
             return c;
     return NULL;
+}
+/* The quick answer inline (a head that is not HEAD OF QUEUE, nearly always),
+ * the walk out of line: a look calls this twice per LUN with work. */
+static inline const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+{
+    if (c == NULL || !pcam_q_is_hoq(c))
+        return NULL; /* the head itself is the candidate */
+    return hoq_walk(c);
 }
 
 /*
@@ -255,13 +261,13 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
         if (i >= bus->nluns)
             break;
         const pcam_lun *lun = &bus->luns[i];
-        if (lun->freeze != 0)
+        if (lun->q.freeze != 0)
             continue;
         const pcam_ccb *cand[4];
-        cand[0] = lun->active.head;
+        cand[0] = lun->q.active.head;
         cand[1] = first_not_hoq(cand[0]);
-        const pcam_ccb *h = lun->pending.head;
-        bool held = h == NULL || now < lun->hold_until_ns || now < h->priv.hold_until_ns;
+        const pcam_ccb *h = lun->q.pending.head;
+        bool held = h == NULL || now < lun->q.hold_until_ns || now < h->priv.hold_until_ns;
         cand[2] = held ? NULL : h;
         cand[3] = held ? NULL : first_not_hoq(h);
         for (unsigned k = 0; k < 4u; k++) {
@@ -291,8 +297,7 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
 static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
 {
     uint64_t limit = PCAM_MS(bus->cfg.bus_starve_ms);
-    uint64_t age[PCAM_MAX_TARGETS];
-    uint8_t lun_of[PCAM_MAX_TARGETS];
+    uint8_t most_lun = 0;
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
     int most = -1;
     uint64_t most_age = 0;
@@ -314,22 +319,20 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     }
     /* Idle targets have age 0; only the busy ones are looked at, so a look
      * costs the LUNs with work, not the size of the bus. */
-    memset(age, 0, sizeof age);
-    memset(lun_of, 0, sizeof lun_of);
     for (uint32_t m = busy; m != 0; m &= m - 1u) {
         unsigned t = pcam_q_ctz32(m);
         uint8_t l = 0;
         uint64_t old = target_usable(bus, t) ? oldest_of(bus, t, now, &l) : UINT64_MAX;
-        age[t] = (old == UINT64_MAX || old >= now) ? 0 : now - old;
-        lun_of[t] = l;
-        if (age[t] > limit / 2u)
+        uint64_t age = (old == UINT64_MAX || old >= now) ? 0 : now - old;
+        if (age > limit / 2u)
             owed |= (uint16_t)(1u << t);
         /* Ties go to the lower arbitration priority: it is the one losing. */
-        if (age[t] > limit && (age[t] > most_age ||
-                               (age[t] == most_age && most >= 0 &&
-                                pcam_q_prio(t) < pcam_q_prio((unsigned)most)))) {
+        if (age > limit && (age > most_age ||
+                            (age == most_age && most >= 0 &&
+                             pcam_q_prio(t) < pcam_q_prio((unsigned)most)))) {
             most = (int)t;
-            most_age = age[t];
+            most_age = age;
+            most_lun = l;
         }
     }
     /* Only targets whose oldest command waits past half the threshold are
@@ -347,11 +350,14 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     if (floor == UINT32_MAX) {
         memset(bus->q.issued, 0, sizeof bus->q.issued);
     } else {
+        /* Branch-free: it visits every ID of the bus on every look. */
+        uint64_t top = (uint64_t)floor + slack;
         for (unsigned t = 0; t < nt; t++) {
-            if ((owed & (1u << t)) == 0 && bus->q.issued[t] < floor)
-                bus->q.issued[t] = floor;
-            if ((uint64_t)bus->q.issued[t] > (uint64_t)floor + slack)
-                over |= 1u << t;
+            uint32_t v = bus->q.issued[t];
+            uint32_t raise = (((uint32_t)owed >> t) & 1u) == 0 && v < floor;
+            v = raise ? floor : v;
+            bus->q.issued[t] = v;
+            over |= (uint32_t)((uint64_t)v > top) << t;
         }
     }
     /* x is held when some owed y it beats in arbitration was issued more
@@ -384,7 +390,7 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
         bus->q.starving = (uint8_t)(most + 1);
         PCAM_COUNT(bus->targets[most], starve_boosts);
         uint64_t ms = most_age / 1000000u; /* once an episode: the one 64-bit division */
-        pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, lun_of[most],
+        pcam_core_event(bus, PCAM_EV_STARVE, (uint8_t)most, most_lun,
                         ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
     }
     return most;
@@ -485,12 +491,12 @@ uint64_t pcam_q_next_hold(const pcam_bus *bus)
     uint64_t best = UINT64_MAX;
     for (size_t i = 0; bus->luns != NULL && i < bus->nluns; i++) {
         const pcam_lun *lun = &bus->luns[i];
-        const pcam_ccb *h = lun->pending.head;
+        const pcam_ccb *h = lun->q.pending.head;
         /* A frozen LUN is released by an explicit call that kicks the
          * engine; waking for its hold would find nothing to do. */
-        if (h == NULL || lun->freeze != 0)
+        if (h == NULL || lun->q.freeze != 0)
             continue;
-        uint64_t at = lun->hold_until_ns > h->priv.hold_until_ns ? lun->hold_until_ns
+        uint64_t at = lun->q.hold_until_ns > h->priv.hold_until_ns ? lun->q.hold_until_ns
                                                                   : h->priv.hold_until_ns;
         if (at > now && at < best)
             best = at;

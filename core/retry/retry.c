@@ -66,12 +66,13 @@ static pcam_retry_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun 
          * unless this is the first report of the reset the core saw or sent
          * itself, after which it renegotiates already: once is enough. */
         if (s.asc_valid && s.asc == 0x29) {
-            bool ours = l != NULL && (l->flags & PCAM_LUNF_RESET_UA) != 0;
-            if ((bus->targets[ccb->target].flags & PCAM_TGTF_RESET_UA) == 0)
+            if ((bus->targets[ccb->target].dev.flags & PCAM_TGTF_RESET_UA) == 0)
                 pcam_nego_invalidate(bus, ccb->target);
-            bus->targets[ccb->target].flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
+            pcam_dev_tgt_flags(&bus->targets[ccb->target], 0, PCAM_TGTF_RESET_UA);
+            /* read after the call: nego writes no LUN's dev (unit.layering) */
+            bool ours = l != NULL && (l->dev.flags & PCAM_LUNF_RESET_UA) != 0;
             if (ours)
-                l->flags &= (uint8_t)~PCAM_LUNF_RESET_UA;
+                pcam_dev_lun_flags(l, 0, PCAM_LUNF_RESET_UA);
             /* The report of a reset the core did or saw itself (a caller's
              * RESET_BUS or RESET_DEV, recovery's, one from the other side):
              * already told as an event, so it costs no retry. A command the
@@ -109,7 +110,7 @@ static pcam_retry_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun 
          * pending there). The CHECK CONDITION used the condition up: one
          * retry, within the budget, instead of a hard failure. */
         if (s.asc_valid && s.asc == 0x25 && s.ascq == 0x00 && l != NULL &&
-            (l->flags & PCAM_LUNF_PRESENT) != 0 && can_retry(ccb))
+            (l->dev.flags & PCAM_LUNF_PRESENT) != 0 && can_retry(ccb))
             return retry(bus, ccb);
         return PCAM_RA_COMPLETE;
     }
@@ -147,9 +148,9 @@ pcam_retry_action pcam_retry_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *dela
     case ST_GOOD:
     case ST_CONDITION_MET:
         /* A good status: any UNIT ATTENTION for our reset has been had. */
-        tgt->flags &= (uint8_t)~PCAM_TGTF_RESET_UA;
+        pcam_dev_tgt_flags(tgt, 0, PCAM_TGTF_RESET_UA);
         if (l != NULL)
-            l->flags &= (uint8_t)~PCAM_LUNF_RESET_UA;
+            pcam_dev_lun_flags(l, 0, PCAM_LUNF_RESET_UA);
         ccb->status = PCAM_REQ_CMP;
         return PCAM_RA_COMPLETE;
     case ST_CHECK:

@@ -47,7 +47,7 @@ const char *pcam_bus_check_invariants(const pcam_bus *bus)
                 continue;
             const pcam_lun *l = &bus->luns[(size_t)t * bus->cfg.luns_per_target + u];
             uint16_t sensing = 0;
-            for (const pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next) {
+            for (const pcam_ccb *c = l->q.active.head; c != NULL; c = c->priv.next) {
                 total++;
                 if (c->target != t || c->lun != u)
                     return "active CCB on the wrong LUN";
@@ -59,7 +59,7 @@ const char *pcam_bus_check_invariants(const pcam_bus *bus)
                         return "CCB awaiting sense is neither on the bus nor queued for it";
                 }
             }
-            if (l->freeze < sensing)
+            if (l->q.freeze < sensing)
                 return "LUN running autosense is not frozen";
         }
     }

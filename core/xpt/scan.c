@@ -41,11 +41,9 @@ static void set_lun_absent(pcam_bus *bus, uint8_t t, uint8_t l)
     pcam_lun *lun = pcam_core_lun(bus, t, l);
     if (lun == NULL)
         return;
-    bool was = (lun->flags & PCAM_LUNF_PRESENT) != 0;
-    lun->flags &= (uint8_t)~(PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED);
-    lun->inquiry_len = 0;
-    lun->qualifier = 3;
-    lun->type = 0x1F;
+    bool was = (lun->dev.flags & PCAM_LUNF_PRESENT) != 0;
+    pcam_dev_lun_flags(lun, 0, PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED);
+    pcam_dev_lun_id(lun, 3, 0x1F, NULL, 0);
     if (was) {
         pcam_core_event(bus, PCAM_EV_LOST, t, l, 0);
         pcam_core_async(bus, PCAM_AC_LOST_DEVICE, t, l);
@@ -76,21 +74,14 @@ static void record_inquiry(pcam_bus *bus, uint8_t t, uint8_t l, const uint8_t *b
         /* Qualifier 1 (capable but not connected) and 3 (no LU) are not
          * devices; what the LU said it is is kept all the same. */
         set_lun_absent(bus, t, l);
-        lun->qualifier = qualifier;
-        lun->type = type;
+        pcam_dev_lun_id(lun, qualifier, type, NULL, 0);
         return;
     }
-    bool was = (lun->flags & PCAM_LUNF_PRESENT) != 0;
-    lun->qualifier = qualifier;
-    lun->type = type;
-    lun->inquiry_len = (uint8_t)(len < PCAM_INQ_BYTES ? len : PCAM_INQ_BYTES);
-    memcpy(lun->inquiry, buf, lun->inquiry_len);
-    lun->flags |= PCAM_LUNF_PRESENT;
-    if (cmdque)
-        lun->flags |= PCAM_LUNF_TAGGED;
-    else
-        lun->flags &= (uint8_t)~PCAM_LUNF_TAGGED;
-    bus->targets[t].flags |= PCAM_TGTF_PRESENT;
+    bool was = (lun->dev.flags & PCAM_LUNF_PRESENT) != 0;
+    pcam_dev_lun_id(lun, qualifier, type, buf, len);
+    pcam_dev_lun_flags(lun, (uint8_t)(PCAM_LUNF_PRESENT | (cmdque ? PCAM_LUNF_TAGGED : 0)),
+                       cmdque ? 0 : PCAM_LUNF_TAGGED);
+    pcam_dev_tgt_flags(&bus->targets[t], PCAM_TGTF_PRESENT, 0);
     if (!was) {
         pcam_core_event(bus, PCAM_EV_FOUND, t, l, type);
         pcam_core_async(bus, PCAM_AC_FOUND_DEVICE, t, l);
@@ -225,7 +216,7 @@ static void scan_done(pcam_ccb *ic)
         if (st == PCAM_REQ_CMP) {
             record_inquiry(bus, t, l, bus->xpt.internal_buf, got);
             pcam_lun *lu = pcam_core_lun(bus, t, l);
-            if (lu != NULL && (lu->flags & PCAM_LUNF_PRESENT) != 0) {
+            if (lu != NULL && (lu->dev.flags & PCAM_LUNF_PRESENT) != 0) {
                 bus->scan.inq_got = (uint8_t)(got < 255u ? got : 255u);
                 scan_start_tur(bus, stage == SCAN_INQ0);
                 return;
@@ -241,7 +232,7 @@ static void scan_done(pcam_ccb *ic)
                 /* Nobody at this ID (or it cannot answer INQUIRY): every LUN is gone. */
                 for (uint8_t x = 1; x < bus->cfg.luns_per_target; x++)
                     set_lun_absent(bus, t, x);
-                bus->targets[t].flags &= (uint8_t)~PCAM_TGTF_PRESENT;
+                pcam_dev_tgt_flags(&bus->targets[t], 0, PCAM_TGTF_PRESENT);
             }
         }
         if (stage == SCAN_INQ0 && st == PCAM_REQ_CMP && (bus->scan.flags & SCAN_ONE_LUN) == 0) {

@@ -260,11 +260,11 @@ static uint32_t get_dev(pcam_bus *bus, pcam_ccb *ccb)
     memset(d, 0, sizeof *d);
     if (l == NULL)
         return PCAM_PATH_INVALID;
-    d->present = (l->flags & PCAM_LUNF_PRESENT) != 0;
-    d->qualifier = l->qualifier;
-    d->type = l->type;
-    d->inquiry_len = l->inquiry_len;
-    memcpy(d->inquiry, l->inquiry, l->inquiry_len);
+    d->present = (l->dev.flags & PCAM_LUNF_PRESENT) != 0;
+    d->qualifier = l->dev.qualifier;
+    d->type = l->dev.type;
+    d->inquiry_len = l->dev.inquiry_len;
+    memcpy(d->inquiry, l->dev.inquiry, l->dev.inquiry_len);
     return d->present ? PCAM_REQ_CMP : PCAM_DEV_NOT_THERE;
 }
 
@@ -278,21 +278,15 @@ static uint32_t release_queue(pcam_bus *bus, pcam_ccb *ccb)
     /* The freezes the core holds while autosense runs are not the caller's
      * to drop: nothing may reach the LUN before its sense is read. */
     uint16_t keep = 0;
-    for (const pcam_ccb *c = l->active.head; c != NULL; c = c->priv.next)
+    for (const pcam_ccb *c = l->q.active.head; c != NULL; c = c->priv.next)
         if ((c->priv.flags & PCAM_CF_SENSE) != 0)
             keep++;
-    if (keep > l->freeze)
-        keep = l->freeze;
-    if (n == 0 || n > (uint32_t)(l->freeze - keep))
-        l->freeze = keep;
-    else
-        l->freeze = (uint16_t)(l->freeze - n);
+    pcam_q_release(l, n, keep);
     uint32_t open = ccb->u.relq.openings;
     if (open != 0) {
         if (open > bus->cfg.tag_depth_max)
             return PCAM_REQ_INVALID;
-        l->depth = (uint16_t)open;
-        l->ramp = 0;
+        pcam_q_set_depth(l, (uint16_t)open);
     }
     return PCAM_REQ_CMP;
 }
@@ -454,7 +448,7 @@ uint16_t pcam_lun_depth(const pcam_bus *bus, uint8_t target, uint8_t lun)
     if (bus == NULL || target >= PCAM_MAX_TARGETS || lun >= bus->cfg.luns_per_target)
         return 0;
     size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
-    return i < bus->nluns ? bus->luns[i].depth : 0;
+    return i < bus->nluns ? bus->luns[i].q.depth : 0;
 }
 
 bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun)
@@ -467,6 +461,6 @@ bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun)
     /* The same two facts the queue asks before it sends a tag message
      * (pcam_q_wants_tag()): CmdQue in INQUIRY, and no MESSAGE REJECT of a tag. */
     const pcam_lun *l = &bus->luns[i];
-    return (l->flags & PCAM_LUNF_PRESENT) != 0 && (l->flags & PCAM_LUNF_TAGGED) != 0 &&
-           (bus->targets[target].flags & PCAM_TGTF_NO_TAGS) == 0;
+    return (l->dev.flags & PCAM_LUNF_PRESENT) != 0 && (l->dev.flags & PCAM_LUNF_TAGGED) != 0 &&
+           (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) == 0;
 }

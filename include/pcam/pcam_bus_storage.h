@@ -36,8 +36,9 @@ typedef struct pcam_ccb_queue {
     uint32_t count;        /**< CCBs linked. */
 } pcam_ccb_queue;
 
-/** Per-LUN state (private). */
-typedef struct pcam_lun {
+/** A LUN's queue: what waits, what runs, when it may issue (private; written
+ *  only by core/queue, the other folders through core/queue/queue_inline.h). */
+typedef struct pcam_lun_q {
     pcam_ccb_queue pending;   /**< Submitted, not yet issued. */
     pcam_ccb_queue active;    /**< Issued: connected or disconnected. */
     uint32_t tags_in_use[PCAM_TAGS / 32]; /**< Tag allocator bitmap. */
@@ -50,11 +51,22 @@ typedef struct pcam_lun {
     uint16_t active_untagged; /**< Untagged commands active (0 or 1). */
     uint16_t freeze;          /**< Freeze count; nothing issues while nonzero. */
     uint8_t next_tag;         /**< Where the tag allocator looks first. */
-    uint8_t flags;            /**< PCAM_LUNF_* (present, probed...). */
+} pcam_lun_q;
+
+/** What is known of the device behind a LUN (private; written only by
+ *  core/common, the other folders through core/common/common_inline.h). */
+typedef struct pcam_lun_dev {
+    uint8_t flags;            /**< PCAM_LUNF_* (present, tagged, reset UA expected). */
     uint8_t qualifier;        /**< From INQUIRY. */
     uint8_t type;             /**< From INQUIRY. */
     uint8_t inquiry[PCAM_INQ_BYTES]; /**< Standard INQUIRY data. */
     uint8_t inquiry_len;      /**< Valid bytes in inquiry. */
+} pcam_lun_dev;
+
+/** Per-LUN state (private), split by concern like pcam_bus. */
+typedef struct pcam_lun {
+    pcam_lun_q q;     /**< Queue state (core/queue). */
+    pcam_lun_dev dev; /**< Device table entry (core/common). */
 } pcam_lun;
 
 /** Per-target negotiation state (private). */
@@ -71,14 +83,25 @@ typedef struct pcam_nego {
     uint8_t replied;            /**< Our last answer to a target-initiated request (0 = none). */
 } pcam_nego;
 
-/** Per-target state (private). */
-typedef struct pcam_target {
-    pcam_nego nego;          /**< Transfer agreement. */
-#if PCAM_CFG_COUNTERS
-    pcam_counters counters;  /**< Statistics. */
-#endif
+/** A target's share of the queue (private; written only by core/queue). */
+typedef struct pcam_target_q {
     uint16_t active;         /**< Commands active on this target. */
+} pcam_target_q;
+
+/** What is known of a target (private; written only by core/common, the
+ *  other folders through core/common/common_inline.h). */
+typedef struct pcam_target_dev {
     uint8_t flags;           /**< PCAM_TGTF_* (present, tags rejected...). */
+} pcam_target_dev;
+
+/** Per-target state (private), split by concern like pcam_bus. */
+typedef struct pcam_target {
+    pcam_nego nego;          /**< Transfer agreement (core/nego). */
+#if PCAM_CFG_COUNTERS
+    pcam_counters counters;  /**< Statistics (every folder, only through PCAM_COUNT). */
+#endif
+    pcam_target_q q;         /**< Queue share (core/queue). */
+    pcam_target_dev dev;     /**< Device table entry (core/common). */
     uint8_t recovery;        /**< Recovery step pending for this target. */
 } pcam_target;
 

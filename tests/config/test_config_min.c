@@ -124,7 +124,7 @@ static void scan_sense_stays_in_the_scan_buffer(void **state)
     assert_true(io->sense_len >= 18);
     assert_int_equal(io->sense[0] & 0x7F, 0x70);     /* fixed format, current */
     assert_int_equal(io->sense[2] & 0x0F, 0x06);     /* UNIT ATTENTION */
-    assert_int_equal(r.bus.luns[2 * r.bus.cfg.luns_per_target].type, 0x00); /* a disk */
+    assert_int_equal(r.bus.luns[2 * r.bus.cfg.luns_per_target].dev.type, 0x00); /* a disk */
     assert_null(r.violation);
     simrig_fini(&r);
 }

@@ -79,9 +79,9 @@ static void narrow_bus_holds_a_target_ahead_of_an_owed_one(void **state)
     f->bus.nluns = NT;
     for (unsigned i = 0; i < NT; i++) {
         pcam_q_lun_init(&f->bus, &f->luns[i]);
-        f->luns[i].flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
+        f->luns[i].dev.flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
     }
-    pcam_core_lun(&f->bus, 0, 0)->depth = 1;
+    pcam_core_lun(&f->bus, 0, 0)->q.depth = 1;
 
     clock_ns = 0;
     pcam_ccb *x0 = sub(f, 0, 0);

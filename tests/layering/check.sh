@@ -12,6 +12,12 @@
 #     xpt) appears only in the folder that owns it, except for reads in
 #     core/include (the shared read-only accessors), which may write none.
 #     A write is an assignment, ++/--, or taking the address (&...->SUB.).
+#  4. ownership of the per-LUN and per-target sub-structs (pcam_lun.q and
+#     pcam_target.q: core/queue; pcam_lun.dev and pcam_target.dev:
+#     core/common): a write (as in 3, or the first argument of memcpy /
+#     memset / memmove) appears only in the owner folder. Reads are free:
+#     the engine walks a LUN's lists. A LUN's q is told from the bus's q by
+#     its field names (no field name is shared).
 # It does not parse C: a write hidden behind a pointer alias (p = &bus->q;
 # p->x = 1 is caught at the `&`) is what it catches; a cast is not.
 # usage: check.sh [SOURCE_DIR]   (exit 1 and a line per violation)
@@ -34,6 +40,8 @@ owner() {
   esac
 }
 folders="proto common queue nego retry engine xpt"
+# fields of pcam_lun_q / pcam_target_q (none shares a name with the bus's q)
+LQ='pending|active|tags_in_use|hold_until_ns|next_seq|issue_count|age_fence|depth|ramp|active_untagged|freeze|next_tag'
 
 # 1. definitions: name folder
 for d in $folders; do
@@ -80,7 +88,8 @@ done > "$tmp/out1"
 # 3. ownership of the pcam_bus sub-structs
 for f in */*.c */*.h; do
   d=${f%%/*}
-  grep -n -- '->\(eng\|lad\|q\|scan\|ev\|xpt\)\.' "$f" | while IFS= read -r line; do
+  # a LUN's or target's q is part 4's
+  sed -E "s/->q\.($LQ)\b/->lunq_\1/g" "$f" | grep -n -- '->\(eng\|lad\|q\|scan\|ev\|xpt\)\.' | while IFS= read -r line; do
     for sub in $(echo "$line" | grep -o -- '->\(eng\|lad\|q\|scan\|ev\|xpt\)\.' | sed 's/->//; s/\.//' | sort -u); do
       own=$(owner "$sub")
       [ "$own" = "$d" ] && continue
@@ -95,11 +104,25 @@ for f in */*.c */*.h; do
   done
 done > "$tmp/out2"
 
-cat "$tmp/out1" "$tmp/out2"
-n=$(cat "$tmp/out1" "$tmp/out2" | wc -l)
+# 4. ownership of pcam_lun / pcam_target's q and dev: writes only
+for f in */*.c */*.h; do
+  d=${f%%/*}
+  for sub in q dev; do
+    case $sub in q) own=queue; fld="($LQ)" ;; dev) own=common; fld='[A-Za-z_]+' ;; esac
+    [ "$own" = "$d" ] && continue
+    acc="(->|\]\.)$sub\.$fld\b"
+    grep -n -E -e "$acc[A-Za-z0-9_.]*(\[[^]]*\])*[[:space:]]*([-+*/|&^]?=[^=]|\+\+|--)" \
+               -e "(\+\+|--|&)[A-Za-z0-9_>.()-]*(\[[^]]*\])*$acc" \
+               -e "mem(cpy|set|move)\([^,]*$acc" "$f" |
+      sed "s|^|ownership: core/$f writes a LUN's or target's $sub (owned by core/$own): |"
+  done
+done > "$tmp/out3"
+
+cat "$tmp/out1" "$tmp/out2" "$tmp/out3"
+n=$(cat "$tmp/out1" "$tmp/out2" "$tmp/out3" | wc -l)
 checked=$(wc -l < "$tmp/defs")
 if [ "$n" -ne 0 ]; then
   echo "FAIL: $n layering/ownership violations (checked $checked core functions)"
   exit 1
 fi
-echo "ok: core/ layering and pcam_bus ownership hold ($checked functions mapped to folders)"
+echo "ok: core/ layering and pcam_bus, pcam_lun and pcam_target ownership hold ($checked functions mapped to folders)"

@@ -64,7 +64,7 @@ static int setup(void **state)
     f->bus.nluns = NT * LPT;
     for (unsigned i = 0; i < NT * LPT; i++) {
         pcam_q_lun_init(&f->bus, &f->luns[i]);
-        f->luns[i].flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
+        f->luns[i].dev.flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
     }
     *state = f;
     return 0;

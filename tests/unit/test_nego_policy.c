@@ -186,7 +186,7 @@ static void get_reports_and_guards(void **state)
     assert_link(s, 0, 0, 0, 0);
     pcam_nego_get(&bus, T, PCAM_TRAN_USER, NULL); /* no crash */
     assert_true(get(PCAM_TRAN_CURRENT).tagged);
-    bus.targets[T].flags |= PCAM_TGTF_NO_TAGS;
+    bus.targets[T].dev.flags |= PCAM_TGTF_NO_TAGS;
     assert_false(get(PCAM_TRAN_CURRENT).tagged);
     assert_true(get(PCAM_TRAN_USER).tagged);
 }

@@ -64,7 +64,7 @@ static int setup(void **state)
     f->bus.nluns = NT * LPT;
     for (unsigned i = 0; i < NT * LPT; i++) {
         pcam_q_lun_init(&f->bus, &f->luns[i]);
-        f->luns[i].flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
+        f->luns[i].dev.flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
     }
     *state = f;
     return 0;
@@ -174,7 +174,7 @@ static void tags_exhausted(void **state)
     fx *f = *state;
     pcam_lun *l = lun_of(f, 0, 0);
     pcam_ccb *by_tag[256];
-    l->depth = 256; /* past the configurable maximum, to reach the tag limit */
+    l->q.depth = 256; /* past the configurable maximum, to reach the tag limit */
     for (unsigned i = 0; i < 256; i++) {
         pcam_ccb *c = sub(f, i, 0, 0, PCAM_TAG_SIMPLE);
         assert_ptr_equal(next(f), c);
@@ -204,7 +204,7 @@ static void untagged_waits_and_blocks(void **state)
     retire(f, t2, true);
     assert_ptr_equal(next(f), u);
     assert_int_equal(u->priv.tag_msg, 0);
-    assert_int_equal(lun_of(f, 0, 0)->active_untagged, 1);
+    assert_int_equal(lun_of(f, 0, 0)->q.active_untagged, 1);
     assert_null(next(f)); /* t3 must not join the untagged one */
     assert_ptr_equal(pcam_q_find(lun_of(f, 0, 0), -1), u);
     retire(f, u, true);
@@ -225,7 +225,7 @@ static void one_untagged_at_a_time(void **state)
     assert_null(next(f));
     retire(f, a, false);
     assert_ptr_equal(next(f), b);
-    assert_int_equal(f->bus.targets[1].active, 1);
+    assert_int_equal(f->bus.targets[1].q.active, 1);
 }
 
 /* A tagged request still goes untagged when the target rejected tags or the
@@ -233,13 +233,13 @@ static void one_untagged_at_a_time(void **state)
 static void untagged_by_target_or_lun(void **state)
 {
     fx *f = *state;
-    f->bus.targets[2].flags |= PCAM_TGTF_NO_TAGS;
+    f->bus.targets[2].dev.flags |= PCAM_TGTF_NO_TAGS;
     pcam_ccb *a = sub(f, 0, 2, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *b = sub(f, 1, 2, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), a);
     assert_int_equal(a->priv.tag_msg, 0);
     assert_null(next(f));
-    lun_of(f, 3, 1)->flags = PCAM_LUNF_PRESENT;
+    lun_of(f, 3, 1)->dev.flags = PCAM_LUNF_PRESENT;
     pcam_ccb *c = sub(f, 2, 3, 1, PCAM_TAG_ORDERED);
     assert_ptr_equal(next(f), c);
     assert_int_equal(c->priv.tag_msg, 0);
@@ -255,7 +255,7 @@ static void head_of_queue_order(void **state)
     fx *f = *state;
     pcam_ccb *x = sub(f, 9, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x);
-    f->luns[0].freeze = 1; /* collect everything first */
+    f->luns[0].q.freeze = 1; /* collect everything first */
     pcam_ccb *a = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *b = sub(f, 1, 0, 0, PCAM_TAG_ORDERED);
     pcam_ccb *h1 = sub(f, 2, 0, 0, PCAM_TAG_HEAD_OF_QUEUE);
@@ -265,7 +265,7 @@ static void head_of_queue_order(void **state)
     ok(f);
     pcam_ccb *h3 = sub(f, 5, 0, 0, PCAM_TAG_HEAD_OF_QUEUE);
     assert_null(next(f));
-    f->luns[0].freeze = 0;
+    f->luns[0].q.freeze = 0;
     pcam_ccb *want[] = {x, h1, h2, h3, a, b, c};
     for (unsigned i = 0; i < 7; i++)
         assert_ptr_equal(next(f), want[i]);
@@ -288,7 +288,7 @@ static void requeue_keeps_issue_order(void **state)
         assert_ptr_equal(next(f), c[i]);
     c[4] = sub(f, 4, 1, 1, PCAM_TAG_SIMPLE);
     c[5] = sub(f, 5, 1, 1, PCAM_TAG_HEAD_OF_QUEUE);
-    l->freeze = 1;
+    l->q.freeze = 1;
     unsigned order[] = {2, 0, 3, 1};
     for (unsigned i = 0; i < 4; i++) {
         pcam_q_requeue(&f->bus, c[order[i]]);
@@ -296,12 +296,12 @@ static void requeue_keeps_issue_order(void **state)
         assert_int_equal(c[order[i]]->priv.state, PCAM_CS_PENDING);
         assert_int_equal(c[order[i]]->priv.retries_left, 3);
     }
-    assert_int_equal(l->active.count, 0);
-    assert_int_equal(f->bus.targets[1].active, 0);
+    assert_int_equal(l->q.active.count, 0);
+    assert_int_equal(f->bus.targets[1].q.active, 0);
     assert_int_equal(f->bus.targets[1].counters.requeues, 4);
     for (unsigned w = 0; w < PCAM_TAGS / 32; w++)
-        assert_int_equal(l->tags_in_use[w], 0);
-    l->freeze = 0;
+        assert_int_equal(l->q.tags_in_use[w], 0);
+    l->q.freeze = 0;
     pcam_ccb *want[] = {c[0], c[1], c[2], c[3], c[5], c[4]};
     for (unsigned i = 0; i < 6; i++)
         assert_ptr_equal(next(f), want[i]);
@@ -309,8 +309,8 @@ static void requeue_keeps_issue_order(void **state)
     for (unsigned i = 0; i < 4; i++)
         pcam_q_requeue(&f->bus, c[i]);
     ok(f);
-    assert_ptr_equal(l->pending.head, c[0]);
-    assert_ptr_equal(l->pending.tail, c[3]);
+    assert_ptr_equal(l->q.pending.head, c[0]);
+    assert_ptr_equal(l->q.pending.tail, c[3]);
     /* Requeue of a CCB not active is ignored. */
     pcam_q_requeue(&f->bus, c[0]);
     assert_int_equal(f->bus.targets[1].counters.requeues, 8);
@@ -341,8 +341,8 @@ static void queue_full_and_ramp(void **state)
         c[i] = sub(f, i, 0, 0, PCAM_TAG_SIMPLE);
     assert_int_equal(pcam_q_queue_full(&f->bus, c[5]), 5);
     ok(f);
-    assert_int_equal(l->depth, 5);
-    assert_ptr_equal(l->pending.head, c[5]);
+    assert_int_equal(l->q.depth, 5);
+    assert_ptr_equal(l->q.pending.head, c[5]);
     assert_int_equal(c[5]->priv.state, PCAM_CS_PENDING);
     assert_int_equal(c[5]->priv.retries_left, 3);
     assert_int_equal(f->bus.targets[0].counters.queue_fulls, 1);
@@ -360,19 +360,19 @@ static void queue_full_and_ramp(void **state)
     retire(f, c[2], false); /* ramp back to 0 */
     retire(f, c[3], true);
     retire(f, c[4], true);
-    assert_int_equal(l->depth, 5);
+    assert_int_equal(l->q.depth, 5);
     retire(f, c[5], true); /* third in a row */
-    assert_int_equal(l->depth, 6);
-    assert_int_equal(l->ramp, 0);
+    assert_int_equal(l->q.depth, 6);
+    assert_int_equal(l->q.ramp, 0);
     for (unsigned i = 6; i < 12; i++)
         assert_ptr_equal(next(f), c[i]);
-    assert_int_equal(l->active.count, 6);
+    assert_int_equal(l->q.active.count, 6);
     for (unsigned i = 6; i < 9; i++)
         retire(f, c[i], true);
-    assert_int_equal(l->depth, 7);
+    assert_int_equal(l->q.depth, 7);
     for (unsigned i = 9; i < 12; i++)
         retire(f, c[i], true);
-    assert_int_equal(l->depth, 7); /* the ceiling */
+    assert_int_equal(l->q.depth, 7); /* the ceiling */
 }
 
 /* The floor: QUEUE FULL with nothing else active would mean depth 0; the
@@ -384,11 +384,11 @@ static void queue_full_floor(void **state)
     assert_ptr_equal(next(f), a);
     assert_int_equal(pcam_q_queue_full(&f->bus, a), 2);
     ok(f);
-    assert_int_equal(lun_of(f, 4, 0)->depth, 2);
+    assert_int_equal(lun_of(f, 4, 0)->q.depth, 2);
     /* Once more with the floor above the current depth: QUEUE FULL sets
      * the floor even then (it is the least the design allows). */
     assert_ptr_equal(next(f), a);
-    lun_of(f, 4, 0)->depth = 1;
+    lun_of(f, 4, 0)->q.depth = 1;
     assert_int_equal(pcam_q_queue_full(&f->bus, a), 2);
     ok(f);
 }
@@ -403,7 +403,7 @@ static void queue_full_floor_higher(void **state)
         assert_ptr_equal(next(f), c[i]);
     }
     assert_int_equal(pcam_q_queue_full(&f->bus, c[2]), 4);
-    assert_int_equal(lun_of(f, 4, 1)->depth, 4);
+    assert_int_equal(lun_of(f, 4, 1)->q.depth, 4);
     ok(f);
     assert_ptr_equal(next(f), c[2]); /* 2 active < 4 */
     /* Held 30 of 31: 30 is above the floor, so 30. */
@@ -450,10 +450,10 @@ static void scan_only_after_touch(void **state)
 {
     fx *f = *state;
     pcam_lun *l0 = lun_of(f, 0, 0);
-    l0->freeze = 1;
+    l0->q.freeze = 1;
     pcam_ccb *a = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE); /* submitting touches */
     assert_null(pcam_q_next(&f->bus, clock_ns));
-    l0->freeze = 0;                                 /* behind its back */
+    l0->q.freeze = 0;                                 /* behind its back */
     assert_null(pcam_q_next(&f->bus, clock_ns));
     pcam_q_touch(&f->bus);
     assert_ptr_equal(pcam_q_next(&f->bus, clock_ns), a);
@@ -470,23 +470,23 @@ static void holds_and_freezes(void **state)
     pcam_lun *l0 = lun_of(f, 0, 0);
     pcam_ccb *a = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *b = sub(f, 1, 1, 0, PCAM_TAG_SIMPLE);
-    l0->hold_until_ns = 5000;
+    l0->q.hold_until_ns = 5000;
     b->priv.hold_until_ns = 3000;
-    lun_of(f, 2, 0)->hold_until_ns = 2000; /* no work: does not count */
+    lun_of(f, 2, 0)->q.hold_until_ns = 2000; /* no work: does not count */
     assert_int_equal(pcam_q_next_hold(&f->bus), 3000);
     assert_null(next(f));
     clock_ns = 3000;
     assert_int_equal(pcam_q_next_hold(&f->bus), 5000);
     assert_ptr_equal(next(f), b);
     assert_int_equal(pcam_q_next_hold(&f->bus), 5000);
-    l0->freeze = 1;
+    l0->q.freeze = 1;
     assert_int_equal(pcam_q_next_hold(&f->bus), UINT64_MAX);
     clock_ns = 5000;
     assert_null(next(f));
-    l0->freeze = 0;
-    f->bus.targets[0].flags |= PCAM_TGTF_BLOCKED;
+    l0->q.freeze = 0;
+    f->bus.targets[0].dev.flags |= PCAM_TGTF_BLOCKED;
     assert_null(next(f));
-    f->bus.targets[0].flags &= (uint8_t)~PCAM_TGTF_BLOCKED;
+    f->bus.targets[0].dev.flags &= (uint8_t)~PCAM_TGTF_BLOCKED;
     assert_ptr_equal(next(f), a);
 }
 
@@ -509,17 +509,17 @@ static void check_catches_corruption(void **state)
     c[1]->priv.prev = NULL;
     EXPECT("queue back link broken");
     c[1]->priv.prev = c[0];
-    l->active.count = 4;
+    l->q.active.count = 4;
     EXPECT("queue shorter than its count");
-    l->active.count = 2;
+    l->q.active.count = 2;
     EXPECT("queue longer than its count (or cyclic)");
-    l->active.count = 3;
+    l->q.active.count = 3;
     c[2]->priv.next = c[0]; /* a cycle: must be reported, not followed */
     EXPECT("queue longer than its count (or cyclic)");
     c[2]->priv.next = NULL;
-    l->active.tail = c[1];
+    l->q.active.tail = c[1];
     EXPECT("queue tail is not its last CCB");
-    l->active.tail = c[2];
+    l->q.active.tail = c[2];
     assert_null(pcam_q_check(&f->bus, NULL));
 
     c[2]->priv.tag = 0;
@@ -527,14 +527,14 @@ static void check_catches_corruption(void **state)
     c[2]->priv.tag = 9;
     EXPECT("active tag not marked in the bitmap");
     c[2]->priv.tag = 2;
-    l->tags_in_use[1] |= 1u;
+    l->q.tags_in_use[1] |= 1u;
     EXPECT("tag marked in use with no active owner");
-    l->tags_in_use[1] = 0;
+    l->q.tags_in_use[1] = 0;
     c[1]->priv.tag_msg = 0;
     EXPECT("active untagged count wrong");
-    l->active_untagged = 1;
+    l->q.active_untagged = 1;
     EXPECT("untagged and tagged CCBs active together");
-    l->active_untagged = 0;
+    l->q.active_untagged = 0;
     c[1]->priv.tag_msg = 0x23;
     EXPECT("active CCB with a bad tag message");
     c[1]->priv.tag_msg = PCAM_TAG_SIMPLE;
@@ -544,23 +544,23 @@ static void check_catches_corruption(void **state)
     c[1]->lun = 1;
     EXPECT("active CCB on another path's LUN");
     c[1]->lun = 0;
-    f->bus.targets[0].active = 2;
+    f->bus.targets[0].q.active = 2;
     EXPECT("target active count is not the sum of its LUNs'");
-    f->bus.targets[0].active = 3;
+    f->bus.targets[0].q.active = 3;
 
     /* Pending: HEAD OF QUEUE behind an ordinary command. */
-    assert_ptr_equal(l->pending.head, h);
-    pcam_ccbq_remove(&l->pending, h);
-    pcam_ccbq_push_tail(&l->pending, h);
+    assert_ptr_equal(l->q.pending.head, h);
+    pcam_ccbq_remove(&l->q.pending, h);
+    pcam_ccbq_push_tail(&l->q.pending, h);
     EXPECT("pending queue out of order (requeued, HEAD OF QUEUE, FIFO)");
-    pcam_ccbq_remove(&l->pending, h);
-    pcam_ccbq_push_head(&l->pending, h);
+    pcam_ccbq_remove(&l->q.pending, h);
+    pcam_ccbq_push_head(&l->q.pending, h);
     p->priv.state = PCAM_CS_DONE;
     EXPECT("pending CCB not in PENDING state");
     p->priv.state = PCAM_CS_PENDING;
-    l->depth = 0;
+    l->q.depth = 0;
     EXPECT("LUN depth out of range");
-    l->depth = 32;
+    l->q.depth = 32;
     assert_null(pcam_q_check(&f->bus, NULL));
 #undef EXPECT
 }

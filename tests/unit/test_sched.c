@@ -25,8 +25,8 @@ static void round_robin_targets_then_luns(void **state)
     for (unsigned i = 0; i < 9; i++)
         assert_ptr_equal(next(f), want[i]);
     assert_null(next(f));
-    assert_int_equal(f->bus.targets[0].active, 6);
-    assert_int_equal(f->bus.targets[1].active, 3);
+    assert_int_equal(f->bus.targets[0].q.active, 6);
+    assert_int_equal(f->bus.targets[1].q.active, 3);
 }
 
 /* By count (age_count 4): A has seen B..E go out after it, so F goes out
@@ -169,7 +169,7 @@ static void per_bus_aging_disabled(void **state)
     pcam_event ev[8];
     f->bus.cfg.aging_enabled = false;
     for (unsigned i = 0; i < NT * LPT; i++)
-        f->luns[i].depth = 1;
+        f->luns[i].q.depth = 1;
     pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     sub(f, 1, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x0);
@@ -199,7 +199,7 @@ static void next_is_quiet_until_touched(void **state)
 {
     fx *f = *state;
     pcam_ccb *a = sub(f, 0, 3, 0, PCAM_TAG_SIMPLE);
-    pcam_core_lun(&f->bus, 3, 0)->hold_until_ns = PCAM_MS(100);
+    pcam_core_lun(&f->bus, 3, 0)->q.hold_until_ns = PCAM_MS(100);
     assert_null(next(f));
     at_ms(100);
     assert_null(next(f)); /* the hold is over, but nobody said so */

@@ -72,7 +72,7 @@ static void holds_targets_ahead_of_an_owed_one(void **state)
 {
     fx *f = *state;
     pcam_event ev[8];
-    pcam_core_lun(&f->bus, 0, 0)->depth = 1;
+    pcam_core_lun(&f->bus, 0, 0)->q.depth = 1;
     pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *p0 = sub(f, 1, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x0);
@@ -260,7 +260,7 @@ static void timer_tick_looks_when_due(void **state)
     ok(f);
     assert_int_equal(f->bus.q.throttled, 0);
     assert_int_equal(f->bus.q.issued[1], 0);
-    assert_int_equal(f->bus.targets[1].active, 0); /* the tick issued nothing */
+    assert_int_equal(f->bus.targets[1].q.active, 0); /* the tick issued nothing */
     pcam_ccb *y0 = sub(f, 2, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), y0); /* the cursor is on 2 since the burst */
     assert_ptr_equal(next(f), a1);
@@ -299,7 +299,7 @@ static void oldest_starving_target_wins(void **state)
     fx *f = *state;
     pcam_event ev[4];
     for (unsigned i = 0; i < NT * LPT; i++)
-        f->luns[i].depth = 1;
+        f->luns[i].q.depth = 1;
     pcam_ccb *x3 = sub(f, 0, 3, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *p3 = sub(f, 1, 3, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x3);
@@ -345,7 +345,7 @@ static void oldest_starving_target_wins(void **state)
 
     at_ms(2300);
     retire(f, p9);
-    pcam_core_lun(&f->bus, 2, 0)->freeze = 1;
+    pcam_core_lun(&f->bus, 2, 0)->q.freeze = 1;
     pcam_ccb *k5 = sub(f, 8, 5, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), k5);
     assert_int_equal(f->bus.q.starving, 0);
@@ -370,7 +370,7 @@ static void long_timeout_commands_do_not_starve(void **state)
 {
     fx *f = *state;
     pcam_event ev[4];
-    pcam_core_lun(&f->bus, 0, 0)->depth = 1;
+    pcam_core_lun(&f->bus, 0, 0)->q.depth = 1;
     pcam_ccb *l0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *m0 = sub(f, 3, 0, 0, PCAM_TAG_SIMPLE);
     l0->timeout_ms = 40001;
@@ -424,7 +424,7 @@ static void hoq_does_not_hide_older(void **state)
     fx *f = *state;
     pcam_event ev[4];
     pcam_lun *lun = pcam_core_lun(&f->bus, 2, 0);
-    lun->depth = 1;
+    lun->q.depth = 1;
     pcam_ccb *w = sub(f, 0, 2, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *p = sub(f, 1, 2, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), w);
@@ -441,10 +441,10 @@ static void hoq_does_not_hide_older(void **state)
     assert_int_equal(ev[0].arg, 550);
     assert_ptr_equal(next(f), k9);
     assert_null(next(f));
-    lun->depth = 2;
+    lun->q.depth = 2;
     pcam_q_touch(&f->bus); /* as the depth ramp's retirement would */
     assert_ptr_equal(next(f), p);
-    assert_ptr_equal(lun->active.head, h);
+    assert_ptr_equal(lun->q.active.head, h);
     at_ms(650);
     assert_null(next(f));
     assert_int_equal(f->bus.q.starving, 3);
@@ -473,11 +473,11 @@ static void deliberate_waits_do_not_starve(void **state)
     pcam_event ev[4];
     pcam_ccb *p = sub(f, 0, 4, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *q = sub(f, 1, 5, 0, PCAM_TAG_SIMPLE);
-    pcam_core_lun(&f->bus, 4, 0)->hold_until_ns = PCAM_MS(10000);
+    pcam_core_lun(&f->bus, 4, 0)->q.hold_until_ns = PCAM_MS(10000);
     q->priv.hold_until_ns = PCAM_MS(10000);
     pcam_ccb *r = sub(f, 2, 6, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), r);
-    f->bus.targets[6].flags |= PCAM_TGTF_BLOCKED;
+    f->bus.targets[6].dev.flags |= PCAM_TGTF_BLOCKED;
     at_ms(600);
     assert_null(next(f));
     assert_int_equal(f->bus.q.starving, 0);
@@ -500,7 +500,7 @@ static void lone_target_does_not_starve(void **state)
 {
     fx *f = *state;
     pcam_event ev[4];
-    pcam_core_lun(&f->bus, 0, 0)->depth = 1;
+    pcam_core_lun(&f->bus, 0, 0)->q.depth = 1;
     pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     pcam_ccb *p0 = sub(f, 1, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x0);
@@ -535,7 +535,7 @@ static void known_bug(bool present, const char *what)
 static void blocked_starving_target_gets_nothing(void **state)
 {
     fx *f = *state;
-    pcam_core_lun(&f->bus, 0, 0)->depth = 1;
+    pcam_core_lun(&f->bus, 0, 0)->q.depth = 1;
     pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
     sub(f, 1, 0, 0, PCAM_TAG_SIMPLE);
     assert_ptr_equal(next(f), x0);
@@ -545,7 +545,7 @@ static void blocked_starving_target_gets_nothing(void **state)
     at_ms(600);
     assert_null(next(f));
     assert_int_equal(f->bus.q.starving, 1);
-    f->bus.targets[0].flags |= PCAM_TGTF_BLOCKED;
+    f->bus.targets[0].dev.flags |= PCAM_TGTF_BLOCKED;
     pcam_ccb *q0 = sub(f, 2, 0, 1, PCAM_TAG_SIMPLE);
     pcam_ccb *got = next(f);
     known_bug(got == q0, "sched.c pcam_q_next() serves q_starving without "
