@@ -48,21 +48,6 @@ static void dec_recovery_done(pcam_bus *bus)
     bus->lad.deadline_ns = 0;
 }
 
-/* What an issue changed, undone, so the command starts clean (as the
- * phase-level engine does before every selection). */
-static void dec_reset_io(pcam_ccb *c)
-{
-    c->priv.data_ptr = 0;
-    c->priv.saved_ptr = 0;
-    c->priv.cdb_sent = 0;
-    c->priv.recovery = 0;
-    c->priv.flags &= (uint8_t)(PCAM_CF_ABORT | PCAM_CF_TIMED_OUT);
-    c->u.io.scsi_status = 0;
-    c->u.io.resid = c->u.io.data_len;
-    c->u.io.sense_resid = c->u.io.sense_len;
-    c->status = PCAM_REQ_INPROG;
-}
-
 /* Hand `c` to the back-end. Returns false when it had no room (the caller
  * puts the command back where it came from). */
 static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
@@ -145,7 +130,7 @@ static void dec_issue(pcam_bus *bus, pcam_ccb *c, uint64_t now)
     }
     if (c->priv.deadline_ns < bus->eng.timer_ns)
         bus->eng.timer_ns = c->priv.deadline_ns;
-    dec_reset_io(c);
+    pcam_eng_reset_io_state(c); /* starts clean, as before every phase-level selection */
     if (!dec_start(bus, c, false))
         pcam_eng_requeue(bus, c); /* no room: as if never issued, no retry spent */
 }
