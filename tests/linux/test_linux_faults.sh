@@ -68,11 +68,13 @@ tmo=$((900 + SOAK))
 # already holds it).
 lock=${PCAM_VM_LOCK:-/tmp/pcam-vm.lock}
 if [ "$lock" = none ]; then set --; else set -- flock "$lock"; fi
+# log_buf_len: the guest reads each phase's kernel messages by line count,
+# which a soak's log would overrun in the default 128 KiB ring.
 "$@" nice -n 5 timeout $tmo qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none \
   -no-reboot -nodefaults -nic none -serial "file:$LOG" \
   -chardev "pipe,id=qmp0,path=$W/qmp" -mon chardev=qmp0,mode=control \
   -kernel "$KIMG" -initrd "$W/initrd.cpio" \
-  -append "console=ttyS0 panic=-1 quiet pcamchip=$CHIP pcamsoak=$SOAK" \
+  -append "console=ttyS0 panic=-1 quiet log_buf_len=16M pcamchip=$CHIP pcamsoak=$SOAK" \
   -device $CTRL,id=scsi0 \
   -drive "if=none,id=da,file=$W/a.img,format=raw" \
   -device scsi-hd,id=hda,drive=da,bus=scsi0.0,scsi-id=0,lun=0,serial=PCAM-A \
