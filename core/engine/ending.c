@@ -47,6 +47,15 @@ static void note_inquiry(pcam_bus *bus, const pcam_ccb *ccb)
         pcam_dev_lun_flags(l, 0, PCAM_LUNF_TAGGED);
 }
 
+void pcam_eng_end_unissued(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
+{
+    /* Uncounted, a caller's abort or a shutdown would make the target's
+     * "commands" fall short of what it was handed. */
+    PCAM_COUNT(bus->targets[ccb->target], commands);
+    PCAM_COUNT(bus->targets[ccb->target], errors);
+    pcam_core_complete(bus, ccb, status);
+}
+
 /* The CCB leaves the core for good with `status`. */
 void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {
@@ -76,7 +85,7 @@ void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
         pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
         pcam_ccb *c;
         while (l != NULL && (c = pcam_q_pop_pending(l)) != NULL)
-            pcam_core_complete(bus, c, PCAM_REQUEUE_REQ);
+            pcam_eng_end_unissued(bus, c, PCAM_REQUEUE_REQ);
     }
 }
 

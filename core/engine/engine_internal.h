@@ -77,6 +77,9 @@ void pcam_eng_sense_failed(pcam_bus *bus, pcam_ccb *c);
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_eng_requeue(pcam_bus *bus, pcam_ccb *ccb);
 void pcam_eng_retire(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
+/* A SCSI I/O CCB taken off its pending queue ends with an error `status`,
+ * counted in its target's commands and errors as any other ending is. */
+void pcam_eng_end_unissued(pcam_bus *bus, pcam_ccb *ccb, uint32_t status);
 void pcam_eng_lost_select(pcam_bus *bus);
 /* Carry out a recovery decision for a finished command (complete, retry,
  * requeue after a delay, QUEUE FULL). */

@@ -429,11 +429,9 @@ static void scan_deadlines(pcam_bus *bus, uint64_t now)
             if (life <= now) {
                 pcam_q_unpend(l, c);
                 PCAM_COUNT(bus->targets[c->target], timeouts);
-                PCAM_COUNT(bus->targets[c->target], commands);
-                PCAM_COUNT(bus->targets[c->target], errors);
                 pcam_core_event(bus, PCAM_EV_TIMEOUT, c->target, c->lun, 0xFFFF);
                 c->u.io.recovery |= PCAM_RCV_NOT_ISSUED;
-                pcam_core_complete(bus, c, PCAM_CMD_TIMEOUT);
+                pcam_eng_end_unissued(bus, c, PCAM_CMD_TIMEOUT);
                 pcam_q_touch(bus);
             } else if (life < next) {
                 next = life;
@@ -538,7 +536,7 @@ void pcam_engine_abort(pcam_bus *bus, pcam_ccb *ccb)
         pcam_lun *l = pcam_core_lun(bus, v->target, v->lun);
         if (l != NULL)
             pcam_q_unpend(l, v);
-        pcam_core_complete(bus, v, PCAM_REQ_ABORTED);
+        pcam_eng_end_unissued(bus, v, PCAM_REQ_ABORTED);
         break;
     }
     case PCAM_CS_MGMT:
@@ -594,7 +592,7 @@ static void kill_everything(pcam_bus *bus, uint32_t status)
             pcam_eng_retire(bus, c, status);
         }
         while ((c = pcam_q_pop_pending(l)) != NULL)
-            pcam_core_complete(bus, c, status);
+            pcam_eng_end_unissued(bus, c, status);
     }
     if (bus->eng.mgmt_ccb != NULL)
         pcam_core_complete(bus, bus->eng.mgmt_ccb, status);

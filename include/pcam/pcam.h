@@ -321,8 +321,9 @@ typedef struct pcam_bus_config {
 
 /** Per-target counters (pcam_bus_get_counters()). */
 typedef struct pcam_counters {
-    uint32_t commands;      /**< SCSI I/O CCBs completed. */
-    uint32_t errors;        /**< Completed with an error status. */
+    uint32_t commands;      /**< SCSI I/O CCBs completed, including those that ended before they reached
+                                 the target (aborted, timed out or returned while queued). */
+    uint32_t errors;        /**< Of those, completed with a status other than #PCAM_REQ_CMP. */
     uint32_t disconnects;   /**< DISCONNECT messages received. */
     uint32_t reselections;  /**< Reselections by this target. */
     uint32_t queue_fulls;   /**< QUEUE FULL statuses. */

@@ -583,11 +583,15 @@ static void user_abort(bool polled)
     read10(&a, 0, 100, 8, ba, NULL, 0);
     read10(&b, 0, 200, 8, bb, NULL, 0);
     a.ccb.flags = b.ccb.flags = 0; /* untagged: b waits for a to finish */
+    pcam_counters c0 = ctr(f, 0);
     rig_submit(&f->r, &a);
     rig_submit(&f->r, &b);
     assert_int_equal(abort_ccb(f, &b), PCAM_REQ_CMP);
     assert_int_equal(b.done_count, 1);
     assert_int_equal(b.ccb.status, PCAM_REQ_ABORTED);
+    /* b ended, though never issued: one command, one error */
+    assert_int_equal(ctr(f, 0).commands - c0.commands, 1);
+    assert_int_equal(ctr(f, 0).errors - c0.errors, 1);
     rig_ccb *v1[] = {&a};
     assert_true(run_all(f, v1, 1, RIG_S(5)));
     assert_int_equal(a.ccb.status, PCAM_REQ_CMP);
