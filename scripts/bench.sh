@@ -13,7 +13,10 @@
 #     callbacks excluded), for 1, 16, 256 and 1,024 outstanding commands:
 #     once with the warm-up (scan, negotiation, 256 commands) spread over
 #     the 4,000 measured commands, once in steady state (only the measured
-#     commands), and by entry point.
+#     commands), and by entry point; on hal/sim's phase-level chip and
+#     behind its command-level (mailbox) adapter.
+#  3b. the back-ends' own instructions per command: hal/sim's
+#     command-level adapter, hal/esp and hal/sym (on QEMU over qtest).
 #  4. what aging costs: the starvation workloads with aging off and on.
 #  5. the fairness sweep (pcambench --sweep, docs/bench.md): every disk
 #     timing model, 4/7/15 targets, narrow and wide, Fast-10 to Fast-80,
@@ -56,41 +59,82 @@ if ! command -v valgrind >/dev/null 2>&1; then
   exit 1
 fi
 # Collection is switched on when control enters the core through its API
-# (pcam_action, pcam_bus_intr/poll/tick/next_deadline) and off again while
-# the core calls out (the simulated chip's ops and clock, completion
-# callbacks); a callback that re-enters the core switches it on again. So
-# the count is the core's own work, whatever file a function lives in.
+# (pcam_action, pcam_bus_intr/poll/tick/next_deadline, and the
+# pcam_bus_hal_* callbacks a command-level back-end makes) and off again
+# while the core calls out (the simulated chip's ops and clock, the
+# command-level adapter's ops, completion callbacks); a callback that
+# re-enters the core switches it on again. So the count is the core's own
+# work, whatever file a function lives in.
 toggles=""
 for f in pcam_action pcam_bus_intr pcam_bus_poll pcam_bus_tick pcam_bus_next_deadline \
-         'hal_*' plat_now plat_log rig_done; do
+         'pcam_bus_hal_*' 'hal_*' plat_now plat_log rig_done \
+         op_get_caps op_reset_chip op_reset_bus op_set_xfer op_poll \
+         op_attach op_start op_abort op_reset_dev; do
   toggles="$toggles --toggle-collect=$f"
 done
 out=$(mktemp)
-for cfg in "1 1" "4 4" "8 32" "8 128"; do
-  set -- $cfg
-  n=$(( $1 * $2 ))
-  cmds=4000
-  # shellcheck disable=SC2086
-  valgrind --tool=callgrind --collect-atstart=no $toggles --callgrind-out-file="$out" \
-    "$B" --targets "$1" --depth "$2" --pattern rand4k --bus fast20 --commands $cmds --disk-mb 16 \
-    >/dev/null 2>&1
-  # The total, then each entry point's inclusive share (a completion
-  # callback that re-enters the core is counted in both, so the parts can
-  # add up to a little more than the total).
-  callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
-    awk -v n="$n" -v c=$cmds '
-      function num(s) { gsub(",", "", s); return s + 0 }
-      /PROGRAM TOTALS/ { total = num($1) }
-      / [^ ]*:pcam_(action|bus_intr|bus_poll|bus_tick|bus_next_deadline) / {
-        f = $0; sub(/.*:/, "", f); sub(/ .*/, "", f); part[f] = num($1) }
-      /pcambench.c:bench_steady_state / { steady = num($1) }
-      END {
-        printf "  %5d outstanding: %6.0f core instructions per command, %.0f in steady state (", n,
-               total / c, steady / c
-        sep = ""
-        for (f in part) { printf "%s%s %.0f", sep, f, part[f] / c; sep = ", " }
-        printf ")\n" }'
+# Both of hal/sim's levels: the phase-level chip the core drives phase by
+# phase, and the command-level (mailbox) adapter that runs the phases and
+# calls the core's decision entry points (PCAM_SIM_LEVEL, tests/support/simrig.c).
+for level in phase cmd; do
+  echo "  hal/sim $level level:"
+  for cfg in "1 1" "4 4" "8 32" "8 128"; do
+    set -- $cfg
+    n=$(( $1 * $2 ))
+    cmds=4000
+    # shellcheck disable=SC2086
+    PCAM_SIM_LEVEL=$level valgrind --tool=callgrind --collect-atstart=no $toggles \
+      --callgrind-out-file="$out" \
+      "$B" --targets "$1" --depth "$2" --pattern rand4k --bus fast20 --commands $cmds --disk-mb 16 \
+      >/dev/null 2>&1
+    # The total, then each entry point's inclusive share (a completion
+    # callback that re-enters the core is counted in both, so the parts can
+    # add up to a little more than the total).
+    callgrind_annotate --auto=no --inclusive=yes "$out" 2>/dev/null |
+      awk -v n="$n" -v c=$cmds '
+        function num(s) { gsub(",", "", s); return s + 0 }
+        /PROGRAM TOTALS/ { total = num($1) }
+        / [^ ]*:pcam_(action|bus_intr|bus_poll|bus_tick|bus_next_deadline|bus_hal_[a-z_]*) / {
+          f = $0; sub(/.*:/, "", f); sub(/ .*/, "", f); part[f] = num($1) }
+        /pcambench.c:bench_steady_state / { steady = num($1) }
+        END {
+          printf "  %5d outstanding: %6.0f core instructions per command, %.0f in steady state (", n,
+                 total / c, steady / c
+          sep = ""
+          for (f in part) { printf "%s%s %.0f", sep, f, part[f] / c; sep = ", " }
+          printf ")\n" }'
+  done
 done
+
+echo
+echo "== 3b. the back-ends' own instructions per command (callgrind self cost of the"
+echo "   functions defined in each back-end's folder; register accesses and the"
+echo "   simulator or qtest behind them not counted), warm-up included"
+# backend OUT COMMANDS LABEL: the instructions per command in hal/ folders
+backend() {
+  callgrind_annotate --auto=no --inclusive=no --threshold=100 "$1" 2>/dev/null |
+    awk -v c="$2" -v label="$3" '
+      function num(s) { gsub(",", "", s); return s + 0 }
+      /hal\/sim\/sim_cmdlevel[^ ]*:/ { k["hal/sim command-level adapter"] += num($1) }
+      /hal\/esp\/[^ ]*:/ { k["hal/esp"] += num($1) }
+      /hal\/sym\/[^ ]*:/ { k["hal/sym"] += num($1) }
+      END { for (f in k) printf "  %-56s %s: %6.0f\n", label, f, k[f] / c }'
+}
+PCAM_SIM_LEVEL=cmd valgrind --tool=callgrind --callgrind-out-file="$out" \
+  "$B" --targets 4 --depth 4 --pattern rand4k --bus fast20 --commands 4000 --disk-mb 16 >/dev/null 2>&1
+backend "$out" 4000 "hal/sim, 4 KiB reads, 16 outstanding"
+if command -v "${PCAM_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1; then
+  for chip in am53c974 lsi53c895a; do
+    n=500
+    js=$(flock /tmp/pcam-vm.lock valgrind --tool=callgrind --callgrind-out-file="$out" \
+           "$B" --qemu --chip $chip --commands $n --json 2>/dev/null)
+    # its six cells (4 and 64 KiB reads at three depths) and the 8 KiB overhead run
+    total=$(echo "$js" | grep -o '"commands":[0-9]*' | awk -F: -v n=$n '{ s += $2 } END { print s + n }')
+    backend "$out" "$total" "QEMU $chip over qtest, 4/64 KiB reads, depth 1-16"
+  done
+else
+  echo "  QEMU back-ends skipped: qemu-system-x86_64 not installed"
+fi
 rm -f "$out"
 
 echo

@@ -25,7 +25,9 @@ int simrig_init(simrig *r, const pcam_sim_config *scfg, const pcam_bus_config *b
         pcam_sim_config_defaults(&sc);
     /* The chip reads status and message bytes itself (pcam_hal.h, chained
      * endings) unless PCAM_SIM_CHAIN=0: CTest runs some suites both ways. */
-    sc.chain_endings = chain == NULL || strcmp(chain, "0") != 0;
+    const char *level = getenv("PCAM_SIM_LEVEL");
+    bool cmd = level != NULL && strcmp(level, "cmd") == 0;
+    sc.chain_endings = !cmd && (chain == NULL || strcmp(chain, "0") != 0);
     r->sim = pcam_sim_create(&sc);
     r->chained = sc.chain_endings;
     if (r->sim == NULL)
@@ -36,7 +38,24 @@ int simrig_init(simrig *r, const pcam_sim_config *scfg, const pcam_bus_config *b
         pcam_bus_config_defaults(&cfg);
     cfg.polled = polled;
     r->polled = polled;
-    pcam_sim_get_hal(r->sim, &hal);
+    /* PCAM_SIM_LEVEL=cmd: the core's decision entry points behind hal/sim's
+     * command-level (mailbox) adapter, which runs the phases itself (on a
+     * chip that does not chain: the adapter reads each byte); so
+     * scripts/bench.sh measures that path with the same workloads. */
+    if (cmd) {
+#if PCAM_CFG_CMDLEVEL
+        pcam_simcmd_config ac;
+        pcam_simcmd_config_defaults(&ac);
+        r->cmd = pcam_simcmd_create(r->sim, &ac);
+        if (r->cmd == NULL)
+            return PCAM_ERR_NOSPACE;
+        pcam_simcmd_get_hal(r->cmd, &hal);
+#else
+        return PCAM_ERR_UNSUPPORTED; /* a core built without the command-level profile */
+#endif
+    } else {
+        pcam_sim_get_hal(r->sim, &hal);
+    }
     pcam_sim_get_platform(r->sim, &plat);
     hal.ops->get_caps(hal.sc, &caps);
     r->nluns = PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target);
@@ -52,6 +71,10 @@ int simrig_init(simrig *r, const pcam_sim_config *scfg, const pcam_bus_config *b
 void simrig_fini(simrig *r)
 {
     pcam_bus_shutdown(&r->bus);
+#if PCAM_CFG_CMDLEVEL
+    if (r->cmd != NULL)
+        pcam_simcmd_destroy(r->cmd);
+#endif
     pcam_sim_destroy(r->sim);
     for (unsigned i = 0; i < PCAM_SIM_MAX_IDS; i++)
         for (unsigned l = 0; l < PCAM_SIM_LUNS; l++)

@@ -26,6 +26,8 @@ typedef struct simrig {
      * directly (pcambench), as a shim does; tests leave it false. */
     bool lazy_deadline;
     bool chained;            /* the simulated chip chains its endings (PCAM_SIM_CHAIN) */
+    pcam_simcmd *cmd;        /* hal/sim's command-level adapter between core and chip
+                                (PCAM_SIM_LEVEL=cmd), or NULL: the phase level */
     const char *violation;   /* first invariant violation seen, or NULL */
     uint64_t deadline;       /* the core's next deadline, as of its last entry point */
     uint8_t *stores[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS]; /* disk media the rig allocated */
