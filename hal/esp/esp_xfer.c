@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Information transfer and messages: DATA through the AM53C974 DMA engine
- * (one run per scatter-gather piece inside one transfer action) or through
- * the FIFO, COMMAND through the FIFO, STATUS by INITIATOR COMMAND COMPLETE
- * (which also takes the message byte and holds ACK on it), message-out,
- * message-in and MESSAGE ACCEPTED; and the interrupt that ends each.
+ * (one run per scatter-gather piece, cut at 16 MiB boundaries of bus space,
+ * inside one transfer action) or through the FIFO, COMMAND through the
+ * FIFO, STATUS by INITIATOR COMMAND COMPLETE (which also takes the message
+ * byte and holds ACK on it), message-out, message-in and MESSAGE ACCEPTED;
+ * and the interrupt that ends each.
  */
 #include "esp_internal.h"
 #include "pcam/pcam_msg.h"
