@@ -16,8 +16,17 @@ say() { echo "PCAMIO: $*"; }
 drv=pcam RT=3 RAMP=1 SPECS="fileserver webserver database workstation seqread seqwrite" QDS="1 4 16 64"
 for w in $(cat /proc/cmdline); do
   case $w in drv=*) drv=${w#drv=} ;; rt=*) RT=${w#rt=} ;; ramp=*) RAMP=${w#ramp=} ;;
-    specs=*) SPECS=$(echo "${w#specs=}" | tr , ' ') ;; qds=*) QDS=$(echo "${w#qds=}" | tr , ' ') ;; esac
+    specs=*) SPECS=$(echo "${w#specs=}" | tr , ' ') ;; qds=*) QDS=$(echo "${w#qds=}" | tr , ' ') ;;
+    huge=1) HUGE=1 ;; esac
 done
+# huge=1: fio's buffers in a 2 MiB huge page, physically contiguous, so each
+# 64 KiB transfer can be one DMA segment for either driver; by default that
+# depends on where the guest's allocator put fio's pages
+IOMEM=
+if [ -n "${HUGE:-}" ]; then
+  echo 4 > /proc/sys/vm/nr_hugepages
+  mkdir -p /mnt/huge && mount -t hugetlbfs none /mnt/huge && IOMEM=--iomem=mmaphuge:/mnt/huge/buf
+fi
 for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done
 if [ "$drv" = pcam ]; then
   insmod "$M/pcam.ko"
@@ -33,7 +42,7 @@ while [ $i -lt 600 ]; do
   [ -n "$A" ] && [ -n "$B" ] && [ -b "/dev/$A" ] && [ -b "/dev/$B" ] && break
   sleep 0.1; i=$((i + 1))
 done
-say "driver $drv disks $A $B depth $(cat /sys/block/$A/device/queue_depth) type $(cat /sys/block/$A/device/queue_type) rt $RT ramp $RAMP"
+say "driver $drv iomem ${IOMEM:-default} disks $A $B depth $(cat /sys/block/$A/device/queue_depth) type $(cat /sys/block/$A/device/queue_type) rt $RT ramp $RAMP"
 irqs() { awk '/pcam|am53c974|sym53c8xx/ {s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s}' /proc/interrupts; }
 # busy and idle jiffies of the one vCPU (idle includes iowait)
 cpu() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8, $5 + $6}' /proc/stat; }
@@ -47,7 +56,7 @@ for spec in $SPECS; do
     for qd in $QDS; do
       i0=$(irqs); c0=$(cpu)
       # terse v3: 8 read IOPS, 40 read mean latency (us), 49 and 81 the same for writes
-      r=$(DEV=$DEV QD=$qd fio --output-format=terse "/fio/$spec.fio" 2>/dev/null | tail -1)
+      r=$(DEV=$DEV QD=$qd fio --output-format=terse $IOMEM "/fio/$spec.fio" 2>/dev/null | tail -1)
       i1=$(irqs); c1=$(cpu)
       echo "$r $c0 $c1 $((i1 - i0))" | awk -v s=$spec -v n=$nd -v q=$qd '{
         split($1, f, ";"); ri = f[8]; wi = f[49]; io = ri + wi

@@ -15,7 +15,8 @@
 # usage: sh bench/linux-iometer.sh [esp|sym|both [WORK_DIR [IMG_DIR]]]
 #   (defaults: both, build/linux-iometer, docs/img)
 #   LINUX_IOMETER_RT=s / LINUX_IOMETER_RAMP=s: seconds per cell (3 / 1)
-#   LINUX_IOMETER_GUEST="specs=database,seqread qds=1,64": a subset
+#   LINUX_IOMETER_GUEST="specs=database,seqread qds=1,64": a subset;
+#     add huge=1 for fio's buffers in a huge page (physically contiguous)
 #   LINUX_IOMETER_REPORT=1: no boots, table and plot from WORK_DIR's data
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Information transfer and messages: DATA through the AM53C974 DMA engine
- * (one run per scatter-gather piece inside one transfer action) or through
- * the FIFO, COMMAND through the FIFO, STATUS by INITIATOR COMMAND COMPLETE
- * (which also takes the message byte and holds ACK on it), message-out,
- * message-in and MESSAGE ACCEPTED; and the interrupt that ends each.
+ * (one run per scatter-gather piece, cut at 16 MiB boundaries of bus space,
+ * inside one transfer action) or through the FIFO, COMMAND through the
+ * FIFO, STATUS by INITIATOR COMMAND COMPLETE (which also takes the message
+ * byte and holds ACK on it), message-out, message-in and MESSAGE ACCEPTED;
+ * and the interrupt that ends each.
  */
 #include "esp_internal.h"
 #include "pcam/pcam_msg.h"
@@ -96,7 +97,7 @@ void esp_dma_abort(esp_sc *s)
 static int dma_start(esp_sc *s)
 {
     bool in = s->xphase == PCAM_PHASE_DATA_IN;
-    uint32_t n, left = s->want - s->done;
+    uint32_t n, run, left = s->want - s->done;
     uint64_t bus;
     uint8_t *va;
 
@@ -112,12 +113,19 @@ static int dma_start(esp_sc *s)
     if (s->p.dma_map(s->p.ctx, va, n, in ? PCAM_DMA_FROM_DEVICE : PCAM_DMA_TO_DEVICE, &bus) < 0 ||
         bus > 0xFFFFFFFFu || bus + n > 0x100000000ull)
         return PCAM_ERR_RANGE;
+    /* One run never crosses a 16 MiB boundary (Linux's am53c974 driver
+     * keeps to that too): a piece that would is cut there and the rest goes
+     * as the next run of this action. The mapping stays the whole piece's.
+     * Only pieces longer than a page can reach a boundary. */
+    run = n;
+    if ((bus & 0xFFFFFFu) + n > 0x1000000u)
+        run = 0x1000000u - (uint32_t)(bus & 0xFFFFFFu);
     s->dma_va = va;
     s->dma_bus = bus;
     s->dma_len = n;
     s->dma_dir = (uint8_t)(in ? PCAM_DMA_FROM_DEVICE : PCAM_DMA_TO_DEVICE);
-    esp_dma_program(s, n, (uint32_t)bus, in, ESP_C_TI);
-    s->chunk = n;
+    esp_dma_program(s, run, (uint32_t)bus, in, ESP_C_TI);
+    s->chunk = run;
     s->act = EA_XFER_DMA;
     return PCAM_OK;
 }

@@ -32,6 +32,7 @@
 #include <linux/ktime.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sizes.h>
 #include <scsi/scsi.h>
 #include <scsi/scsi_device.h>
 #include <scsi/scsi_eh.h>
@@ -693,7 +694,11 @@ static struct scsi_host_template plx_template = {
 	.this_id = 7,
 	.sg_tablesize = PLX_SG,
 	.max_sectors = 1024,
-	.max_segment_size = PAGE_SIZE,
+	/* Physically contiguous pages merge into one segment, as with the
+	 * block layer's default that Linux's own drivers keep: each segment
+	 * is one DMA run on the AM53C974 (no scatter-gather in its engine),
+	 * so a 64 KiB write from a contiguous buffer is one run, not 16. */
+	.max_segment_size = SZ_64K,
 	.cmd_size = sizeof(struct plx_cmd),
 	/* The core settles the bus after every reset itself
 	 * (pcam_bus_config::reset_settle_ms, holding new commands meanwhile):

@@ -271,6 +271,66 @@ static void dma_scatter_gather(void **state)
     chiprig_fini(&r);
 }
 
+/* One 8 KiB piece at page offset 0x123 whose mapping the model places 4 KiB
+ * before a 16 MiB boundary of bus space: the first run stops at the boundary
+ * (3,805 bytes); the rest is mapped again, again 4 KiB before a boundary
+ * (now at page offset 0), so 4,096 bytes, then 291: three data runs where
+ * an unskewed mapping takes one, none crossing (the model reports any that
+ * does), and the bytes where they belong, in both directions. */
+static void dma_16mib_boundary(void **state)
+{
+    (void)state;
+    chiprig r;
+    erig_opts o;
+    chiprig_ccb rc;
+    pcam_esp_stats before, after;
+    static uint8_t raw[8192 + 8192];
+    uint8_t *buf = raw + ((4096u - ((uintptr_t)raw & 0xFFFu)) & 0xFFFu) + 0x123u;
+    pcam_sg sg[1];
+    uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 64, 0, 0, 16, 0}; /* READ(10) LBA 64, 16 blocks */
+    erig_opts_default(&o, ESPM_AM53C974);
+    assert_int_equal(erig_init(&r, &o), 0);
+    uint8_t *store = chiprig_add_disk(&r, 1, 0, 256, NULL);
+    assert_non_null(store);
+    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
+    sg[0].addr = buf;
+    sg[0].len = 8192;
+    /* The same command with the mapping inside one window first: how many
+     * runs the command takes besides its one data run (selection bytes). */
+    uint64_t plain = 0;
+    for (int skewed = 0; skewed < 2; skewed++) {
+        if (skewed)
+            espm_set_map_skew(r.model, 0x1000000u - 0x1000u);
+        memset(buf, 0xEE, 8192);
+        chiprig_io(&rc, 1, 0, cdb, 10, PCAM_DIR_IN, NULL, 8192);
+        rc.ccb.u.io.sg = sg;
+        rc.ccb.u.io.sg_count = 1;
+        pcam_esp_get_stats(r.sc, &before);
+        assert_int_equal(chiprig_sync(&r, &rc, CHIPRIG_S(5)), PCAM_REQ_CMP);
+        pcam_esp_get_stats(r.sc, &after);
+        assert_memory_equal(buf, store + 64 * 512, 8192);
+        assert_int_equal(rc.ccb.u.io.resid, 0);
+        if (!skewed)
+            plain = after.dma_transfers - before.dma_transfers;
+        else
+            assert_int_equal(after.dma_transfers - before.dma_transfers, plain + 2);
+    }
+    for (size_t i = 0; i < 8192; i++)
+        buf[i] = (uint8_t)(i * 7u + 3u);
+    cdb[0] = 0x2A;
+    cdb[5] = 128;
+    chiprig_io(&rc, 1, 0, cdb, 10, PCAM_DIR_OUT, NULL, 8192);
+    rc.ccb.u.io.sg = sg;
+    rc.ccb.u.io.sg_count = 1;
+    pcam_esp_get_stats(r.sc, &before);
+    assert_int_equal(chiprig_sync(&r, &rc, CHIPRIG_S(5)), PCAM_REQ_CMP);
+    pcam_esp_get_stats(r.sc, &after);
+    assert_memory_equal(store + 128 * 512, buf, 8192);
+    assert_int_equal(after.dma_transfers - before.dma_transfers, plain + 2);
+    no_model_errors(&r);
+    chiprig_fini(&r);
+}
+
 /* A data-in shorter than asked (INQUIRY with a large allocation length):
  * the residual comes from the DMA engine's counter. */
 static void dma_short_read_residual(void **state)
@@ -455,6 +515,7 @@ int main(void)
         cmocka_unit_test(sync_ncr53c94),
         cmocka_unit_test(pio_large),
         cmocka_unit_test(dma_scatter_gather),
+        cmocka_unit_test(dma_16mib_boundary),
         cmocka_unit_test(dma_short_read_residual),
         cmocka_unit_test(bus_reset_in_flight),
         cmocka_unit_test(register_accesses_per_command),

@@ -62,6 +62,11 @@ void espm_dma_write32(espm *m, unsigned k, uint32_t v)
             m->dreg[D_WAC] = m->dreg[D_SPA];
             m->dreg[D_WMAC] = m->dreg[D_SMDLA];
             m->dreg[D_STAT] &= ~(uint32_t)(DS_BCMPLT | DS_DONE | DS_ABORT | DS_ERROR | DS_PWDN);
+            /* Linux's am53c974 driver never lets a run cross a 16 MiB
+             * boundary of bus space; the model holds back-ends to the same. */
+            if ((m->dreg[D_WAC] & 0xFFFFFFu) + (uint64_t)m->dreg[D_WBC] > 0x1000000u)
+                espm_error(m, "DMA run of %lu bytes at bus 0x%lx crosses a 16 MiB boundary",
+                           (unsigned long)m->dreg[D_WBC], (unsigned long)m->dreg[D_WAC]);
             espm_dma_started(m);
             break;
         case DC_BLAST:
@@ -165,13 +170,22 @@ int espm_dma_map(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bu
             p->va = va;
             p->len = len;
             p->dir = dir;
-            p->bus = ESPM_BUS0 + (uint64_t)i * ESPM_WINDOW + ((uintptr_t)va & 0xFFFu);
+            if (m->map_skew == 0)
+                p->bus = ESPM_BUS0 + (uint64_t)i * ESPM_WINDOW + ((uintptr_t)va & 0xFFFu);
+            else
+                p->bus = ESPM_BUS0 + (uint64_t)i * 2u * ESPM_WINDOW + m->map_skew + ((uintptr_t)va & 0xFFFu);
             *bus = p->bus;
             return 0;
         }
     }
     espm_error(m, "dma_map: more than %u live mappings (leak?)", ESPM_MAPS);
     return -1;
+}
+
+void espm_set_map_skew(espm *m, uint32_t skew)
+{
+    if (m != NULL)
+        m->map_skew = skew & (ESPM_WINDOW - 4096u);
 }
 
 void espm_dma_unmap(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus)

@@ -202,6 +202,7 @@ struct espm {
     uint32_t dreg[8];
     uint32_t sbac;
     espm_map maps[ESPM_MAPS];
+    uint32_t map_skew; /* espm_set_map_skew(): where in its window a mapping starts */
 
     /* bookkeeping */
     espm_stats stats;

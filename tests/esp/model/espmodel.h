@@ -111,6 +111,12 @@ uint64_t espm_errors(const espm *m);
 const char *espm_last_error(const espm *m);
 /* Send the model's log lines (protocol errors and commands) to stderr. */
 void espm_set_verbose(espm *m, bool on);
+/* From now on each new mapping starts @p skew bytes (a multiple of 4 KiB,
+ * below 16 MiB) into its window instead of at its start, and the windows are
+ * 32 MiB apart, so a mapping longer than 16 MiB - skew crosses a 16 MiB
+ * boundary of bus space: a back-end must cut its DMA runs there (the model
+ * reports a run that crosses one). */
+void espm_set_map_skew(espm *m, uint32_t skew);
 /* dma_map mappings not yet unmapped (a back-end leak check). */
 unsigned espm_dma_live_maps(const espm *m);
 /* Advance until the INTR line is up or @p limit_ns of simulated time passed;
