@@ -225,13 +225,15 @@ static const pcam_ccb *hoq_walk(const pcam_ccb *c)
             return c;
     return NULL;
 }
-/* The quick answer inline (a head that is not HEAD OF QUEUE, nearly always),
- * the walk out of line: a look calls this twice per LUN with work. */
-static inline const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+/* One candidate for a target's oldest: older than the best so far and not
+ * one of the slow-by-nature commands (see oldest_of). */
+static inline void consider(const pcam_ccb *c, uint64_t long_ms, unsigned l, uint64_t *best,
+                            uint8_t *which)
 {
-    if (c == NULL || !pcam_q_is_hoq(c))
-        return NULL; /* the head itself is the candidate */
-    return hoq_walk(c);
+    if (c != NULL && c->priv.queued_ns < *best && c->timeout_ms <= long_ms) {
+        *best = c->priv.queued_ns;
+        *which = (uint8_t)l;
+    }
 }
 
 /*
@@ -263,19 +265,19 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
         const pcam_lun *lun = &bus->luns[i];
         if (lun->q.freeze != 0)
             continue;
-        const pcam_ccb *cand[4];
-        cand[0] = lun->q.active.head;
-        cand[1] = first_not_hoq(cand[0]);
+        /* The candidates in a fixed order, so a tie keeps the first; written
+         * out rather than gathered in an array, which cost a third more. */
+        const pcam_ccb *a = lun->q.active.head;
+        if (a != NULL) {
+            consider(a, long_ms, l, &best, which);
+            if (pcam_q_is_hoq(a))
+                consider(hoq_walk(a), long_ms, l, &best, which);
+        }
         const pcam_ccb *h = lun->q.pending.head;
-        bool held = h == NULL || now < lun->q.hold_until_ns || now < h->priv.hold_until_ns;
-        cand[2] = held ? NULL : h;
-        cand[3] = held ? NULL : first_not_hoq(h);
-        for (unsigned k = 0; k < 4u; k++) {
-            const pcam_ccb *c = cand[k];
-            if (c != NULL && c->priv.queued_ns < best && c->timeout_ms <= long_ms) {
-                best = c->priv.queued_ns;
-                *which = (uint8_t)l;
-            }
+        if (h != NULL && now >= lun->q.hold_until_ns && now >= h->priv.hold_until_ns) {
+            consider(h, long_ms, l, &best, which);
+            if (pcam_q_is_hoq(h))
+                consider(hoq_walk(h), long_ms, l, &best, which);
         }
     }
     return best;
@@ -350,12 +352,13 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     if (floor == UINT32_MAX) {
         memset(bus->q.issued, 0, sizeof bus->q.issued);
     } else {
-        /* Branch-free: it visits every ID of the bus on every look. */
+        /* Branch-free: it visits every ID of the bus on every look. An owed
+         * target is never below the floor (the floor is their least), so
+         * raising every count to the floor raises only the ones not owed. */
         uint64_t top = (uint64_t)floor + slack;
         for (unsigned t = 0; t < nt; t++) {
             uint32_t v = bus->q.issued[t];
-            uint32_t raise = (((uint32_t)owed >> t) & 1u) == 0 && v < floor;
-            v = raise ? floor : v;
+            v = v < floor ? floor : v;
             bus->q.issued[t] = v;
             over |= (uint32_t)((uint64_t)v > top) << t;
         }
