@@ -17,7 +17,8 @@
 
 /* Can the head of this LUN's pending queue go out now? Only the head is
  * ever considered, so nothing overtakes a command that has to wait. */
-static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint64_t now)
+static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint64_t now,
+                      bool *tagged)
 {
     const pcam_ccb *h = lun->q.pending.head;
     if (h == NULL || lun->q.freeze != 0)
@@ -25,7 +26,9 @@ static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint6
     /* BUSY / NOT READY delays: the LUN's and the head command's own. */
     if (now < lun->q.hold_until_ns || now < h->priv.hold_until_ns)
         return false;
-    if (pcam_q_wants_tag(bus, t, lun, h)) {
+    /* The answer issue() needs too: nothing changes in between. */
+    *tagged = pcam_q_wants_tag(bus, t, lun, h);
+    if (*tagged) {
         /* Tagged: never beside an untagged command, within the depth, and
          * with a tag free (depth is clamped to the tag count, the second
          * test only guards a depth set past it from outside). */
@@ -90,14 +93,16 @@ static uint8_t age_tag(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint8
     return PCAM_TAG_ORDERED;
 }
 
-/* Move the head of a ready LUN to its active queue with its tag chosen. */
-static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint64_t now)
+/* Move the head of a ready LUN to its active queue with its tag chosen
+ * (`tagged`: lun_ready's answer for it). */
+static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint64_t now,
+                       bool tagged)
 {
     pcam_ccb *ccb = pcam_ccbq_pop_head(&lun->q.pending);
     uint32_t seq = next_issue(lun);
     uint8_t msg = 0;
     uint8_t tag = 0;
-    if (pcam_q_wants_tag(bus, t, lun, ccb)) {
+    if (tagged) {
         int got = pcam_q_tag_alloc(lun);
         if (got < 0) {
             /* Cannot happen while the bitmap matches the active queue; if it
@@ -160,9 +165,10 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
                 continue;
             }
             any = true;
-            if (!lun_ready(bus, t, lun, now))
+            bool tagged = false;
+            if (!lun_ready(bus, t, lun, now, &tagged))
                 continue;
-            pcam_ccb *ccb = issue(bus, t, l, lun, now);
+            pcam_ccb *ccb = issue(bus, t, l, lun, now, tagged);
             if (ccb == NULL)
                 continue;
             if (lun->q.pending.head == NULL) {
