@@ -416,10 +416,12 @@ static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
     if (bus->q.issued[x] < UINT32_MAX)
         bus->q.issued[x]++;
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
-    for (uint32_t m = bus->q.owed; m != 0; m &= m - 1u) {
+    /* Only the owed targets x beats in arbitration: for x in 0-7 the IDs
+     * below it and all of 8-15, for x in 8-15 the IDs 8 up to x. */
+    uint32_t below = (1u << (x & 15u)) - 1u;
+    below = x < 8u ? (below | 0xFF00u) : (below & 0xFF00u);
+    for (uint32_t m = bus->q.owed & below; m != 0; m &= m - 1u) {
         unsigned y = pcam_q_ctz32(m);
-        if (pcam_q_prio(y) >= pcam_q_prio(x))
-            continue;
         if (bus->q.issued[x] > bus->q.issued[y] + slack) {
             if ((bus->q.throttled & (1u << x)) == 0)
                 PCAM_COUNT(bus->targets[x], bus_holds);
