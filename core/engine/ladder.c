@@ -490,19 +490,8 @@ void pcam_engine_tick(pcam_bus *bus, uint64_t now)
         scan_deadlines(bus, now);
 }
 
-uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
+uint64_t pcam_engine_next_deadline_slow(const pcam_bus *bus, uint64_t t)
 {
-    uint64_t t = bus->eng.timer_ns;
-    if (bus->eng.hold_ns < t)
-        t = bus->eng.hold_ns;
-    /* Targets held back by per-bus aging are re-evaluated on this schedule
-     * (under load nearly always someone, so it stays on the short path). */
-    if (pcam_q_throttled(bus) != 0 && pcam_q_age_next_ns(bus) < t)
-        t = pcam_q_age_next_ns(bus);
-    /* Asked after every entry point: the usual answer (no recovery, no
-     * settle delay, running) in one test. */
-    if ((bus->lad.step | (uint8_t)bus->eng.shut_down) == 0 && bus->lad.settle_until_ns == 0)
-        return t;
     if (bus->eng.shut_down)
         return UINT64_MAX;
     if (bus->lad.step != RS_NONE && bus->lad.deadline_ns < t)

@@ -254,7 +254,6 @@ void pcam_engine_kick(pcam_bus *bus);
 bool pcam_engine_events(pcam_bus *bus);
 /* Timers: command deadlines, recovery steps. */
 void pcam_engine_tick(pcam_bus *bus, uint64_t now);
-uint64_t pcam_engine_next_deadline(const pcam_bus *bus);
 
 /* Per-target statistics, compiled out with PCAM_CFG_COUNTERS 0. */
 #if PCAM_CFG_COUNTERS
