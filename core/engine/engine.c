@@ -147,20 +147,16 @@ static void start_mgmt(pcam_bus *bus, pcam_ccb *ccb)
 #endif
 static ENG_NOINLINE void kick_loop(pcam_bus *bus);
 
-void pcam_engine_kick(pcam_bus *bus)
+/* pcam_engine_kick (pcam_core.h) tests ES_IDLE and RS_NONE as 0. */
+typedef char pcam_eng_idle_is_0[(ES_IDLE == 0 && RS_NONE == 0) ? 1 : -1];
+
+void pcam_engine_kick_slow(pcam_bus *bus)
 {
     if (pcam_dec_active(bus)) {
         pcam_dec_kick(bus); /* the chip runs the phases: whole commands go to it */
         return;
     }
-    /* Asked after every chip event and entry point; most of the time the
-     * bus is busy or nothing can have become startable: say so cheaply. */
-    if (bus->eng.state != ES_IDLE || bus->eng.shut_down)
-        return;
-    if (bus->eng.sense_head == NULL && bus->lad.abort_head == NULL && bus->lad.step == RS_NONE &&
-        bus->eng.mgmt.head == NULL && !pcam_q_dirty(bus))
-        return;
-    kick_loop(bus);
+    kick_loop(bus); /* it checks again that the bus is idle */
 }
 
 static ENG_NOINLINE void kick_loop(pcam_bus *bus)

@@ -26,5 +26,22 @@ static inline const pcam_ccb *pcam_engine_sense_head(const pcam_bus *bus)
 {
     return bus->eng.sense_head;
 }
+/* When the core next needs a tick (UINT64_MAX: never). Asked after every
+ * entry point, so the usual answer (no recovery step, no settle delay,
+ * running) is inline; `t` so far goes to the rest. */
+uint64_t pcam_engine_next_deadline_slow(const pcam_bus *bus, uint64_t t);
+static inline uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
+{
+    uint64_t t = bus->eng.timer_ns;
+    if (bus->eng.hold_ns < t)
+        t = bus->eng.hold_ns;
+    /* Targets held back by per-bus aging are re-evaluated on this schedule
+     * (under load nearly always someone, so it stays on the short path). */
+    if (pcam_q_throttled(bus) != 0 && pcam_q_age_next_ns(bus) < t)
+        t = pcam_q_age_next_ns(bus);
+    if ((bus->lad.step | (uint8_t)bus->eng.shut_down) == 0 && bus->lad.settle_until_ns == 0)
+        return t;
+    return pcam_engine_next_deadline_slow(bus, t);
+}
 
 #endif /* PCAM_ENGINE_INLINE_H */

@@ -490,24 +490,14 @@ void pcam_engine_tick(pcam_bus *bus, uint64_t now)
         scan_deadlines(bus, now);
 }
 
-uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
+uint64_t pcam_engine_next_deadline_slow(const pcam_bus *bus, uint64_t t)
 {
-    uint64_t t = bus->eng.timer_ns;
-    /* Asked after every entry point: the usual answer (no recovery, no
-     * settle delay, nobody held back, running) in one test. */
-    if ((bus->lad.step | pcam_q_throttled(bus) | (uint8_t)bus->eng.shut_down) == 0 && bus->lad.settle_until_ns == 0)
-        return bus->eng.hold_ns < t ? bus->eng.hold_ns : t;
     if (bus->eng.shut_down)
         return UINT64_MAX;
     if (bus->lad.step != RS_NONE && bus->lad.deadline_ns < t)
         t = bus->lad.deadline_ns;
     if (bus->lad.settle_until_ns != 0 && bus->lad.settle_until_ns < t)
         t = bus->lad.settle_until_ns; /* cleared by the tick once it has passed */
-    if (bus->eng.hold_ns < t)
-        t = bus->eng.hold_ns;
-    /* Targets held back by per-bus aging are re-evaluated on this schedule. */
-    if (pcam_q_throttled(bus) != 0 && pcam_q_age_next_ns(bus) < t)
-        t = pcam_q_age_next_ns(bus);
     return t;
 }
 

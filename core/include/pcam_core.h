@@ -248,13 +248,12 @@ const char *pcam_engine_check(const pcam_bus *bus, uint32_t nactive);
 /* The nexus is a disconnected CCB we are selecting to abort or reset (it
  * stays marked disconnected: its reselection may still win the bus). */
 bool pcam_engine_nexus_aborting(const pcam_bus *bus);
-/* Start the next bus action if the bus is idle. */
-void pcam_engine_kick(pcam_bus *bus);
+/* pcam_engine_kick() past its quick answer (below, after pcam_dec_active). */
+void pcam_engine_kick_slow(pcam_bus *bus);
 /* Process every chip event pending. Returns true if any. */
 bool pcam_engine_events(pcam_bus *bus);
 /* Timers: command deadlines, recovery steps. */
 void pcam_engine_tick(pcam_bus *bus, uint64_t now);
-uint64_t pcam_engine_next_deadline(const pcam_bus *bus);
 
 /* Per-target statistics, compiled out with PCAM_CFG_COUNTERS 0. */
 #if PCAM_CFG_COUNTERS
@@ -291,5 +290,21 @@ static inline bool pcam_dec_active(const pcam_bus *bus)
 static inline void pcam_dec_attach(pcam_bus *bus) { (void)bus; }
 static inline void pcam_dec_kick(pcam_bus *bus) { (void)bus; }
 #endif
+
+/* Start the next bus action if the bus is idle. Asked after every chip
+ * event and on every way out of the core; most of the time the bus is busy
+ * or nothing can have become startable, and that answer is inline (state 0
+ * is the engine's idle state; a read only, the engine owns bus->eng). */
+static inline void pcam_engine_kick(pcam_bus *bus)
+{
+    if (!pcam_dec_active(bus)) {
+        if (bus->eng.state != 0 || bus->eng.shut_down)
+            return;
+        if (bus->eng.sense_head == NULL && bus->lad.abort_head == NULL && bus->lad.step == 0 &&
+            bus->eng.mgmt.head == NULL && !pcam_q_dirty(bus))
+            return;
+    }
+    pcam_engine_kick_slow(bus);
+}
 
 #endif /* PCAM_CORE_H */

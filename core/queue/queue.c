@@ -16,16 +16,9 @@ static uint16_t clamp_depth(uint32_t d)
     return d > PCAM_TAGS ? (uint16_t)PCAM_TAGS : (uint16_t)d;
 }
 
-unsigned pcam_q_ntargets(const pcam_bus *bus)
+unsigned pcam_q_ntargets_slow(const pcam_bus *bus)
 {
     unsigned lpt = bus->cfg.luns_per_target;
-    if (lpt == 0 || bus->luns == NULL)
-        return 0;
-    /* The scheduler asks on every look: answer the common case (storage
-     * exactly as pcam_bus_init sized it) without a division. */
-    unsigned mt = bus->caps.max_targets;
-    if (mt != 0 && mt <= PCAM_MAX_TARGETS && bus->nluns >= (size_t)mt * lpt)
-        return mt;
     size_t n = bus->nluns / lpt;
     if (n > PCAM_MAX_TARGETS)
         n = PCAM_MAX_TARGETS;
@@ -34,28 +27,6 @@ unsigned pcam_q_ntargets(const pcam_bus *bus)
     if (bus->caps.max_targets != 0 && n > bus->caps.max_targets)
         n = bus->caps.max_targets;
     return (unsigned)n;
-}
-
-bool pcam_q_wants_tag(const pcam_bus *bus, uint8_t target, const pcam_lun *lun,
-                      const pcam_ccb *ccb)
-{
-    if ((ccb->flags & PCAM_CCB_TAGGED) == 0)
-        return false;
-    /* A target that answered a tag message with MESSAGE REJECT gets none. */
-    if (target < PCAM_MAX_TARGETS && (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0)
-        return false;
-    /* Without CmdQue in INQUIRY a tag message is a protocol error. */
-    return (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;
-}
-
-uint8_t pcam_q_asked_tag_msg(const pcam_ccb *ccb)
-{
-    uint8_t a = ccb->u.io.tag_action;
-    /* xpt rejects other values; an internal CCB that forgot to set one
-     * still needs a legal message on the wire. */
-    if (a == PCAM_TAG_HEAD_OF_QUEUE || a == PCAM_TAG_ORDERED)
-        return a;
-    return PCAM_TAG_SIMPLE;
 }
 
 int pcam_q_tag_alloc(pcam_lun *lun)

@@ -73,15 +73,45 @@ static inline unsigned pcam_q_tag_bucket(unsigned target, unsigned lun, unsigned
 /* A tagged CCB just issued / about to leave the active queue. */
 void pcam_q_index_add(pcam_bus *bus, pcam_ccb *ccb);
 
-/* Targets the LUN storage (and the chip, once the bus is up) covers. */
-unsigned pcam_q_ntargets(const pcam_bus *bus);
+/* Targets the LUN storage (and the chip, once the bus is up) covers. The
+ * scheduler asks on every look: the common case (storage exactly as
+ * pcam_bus_init sized it) inline and without a division. */
+unsigned pcam_q_ntargets_slow(const pcam_bus *bus);
+static inline unsigned pcam_q_ntargets(const pcam_bus *bus)
+{
+    unsigned lpt = bus->cfg.luns_per_target;
+    if (lpt == 0 || bus->luns == NULL)
+        return 0;
+    unsigned mt = bus->caps.max_targets;
+    if (mt != 0 && mt <= PCAM_MAX_TARGETS && bus->nluns >= (size_t)mt * lpt)
+        return mt;
+    return pcam_q_ntargets_slow(bus);
+}
 /* Would this CCB go out tagged right now (rule: tagged only when the CCB
- * asks, the LUN claims CmdQue and the target has not rejected tags)? */
-bool pcam_q_wants_tag(const pcam_bus *bus, uint8_t target, const pcam_lun *lun,
-                      const pcam_ccb *ccb);
+ * asks, the LUN claims CmdQue and the target has not rejected tags)?
+ * Inline: asked once per issue. */
+static inline bool pcam_q_wants_tag(const pcam_bus *bus, uint8_t target, const pcam_lun *lun,
+                                    const pcam_ccb *ccb)
+{
+    if ((ccb->flags & PCAM_CCB_TAGGED) == 0)
+        return false;
+    /* A target that answered a tag message with MESSAGE REJECT gets none. */
+    if (target < PCAM_MAX_TARGETS && (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0)
+        return false;
+    /* Without CmdQue in INQUIRY a tag message is a protocol error. */
+    return (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;
+}
 /* A free tag, searching from lun->q.next_tag; -1 when all are in use. */
 int pcam_q_tag_alloc(pcam_lun *lun);
 /* The tag message to send for a tagged CCB, as asked (SIMPLE if garbage). */
-uint8_t pcam_q_asked_tag_msg(const pcam_ccb *ccb);
+static inline uint8_t pcam_q_asked_tag_msg(const pcam_ccb *ccb)
+{
+    uint8_t a = ccb->u.io.tag_action;
+    /* xpt rejects other values; an internal CCB that forgot to set one
+     * still needs a legal message on the wire. */
+    if (a == PCAM_TAG_HEAD_OF_QUEUE || a == PCAM_TAG_ORDERED)
+        return a;
+    return PCAM_TAG_SIMPLE;
+}
 
 #endif /* PCAM_QUEUE_INT_H */

@@ -17,7 +17,8 @@
 
 /* Can the head of this LUN's pending queue go out now? Only the head is
  * ever considered, so nothing overtakes a command that has to wait. */
-static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint64_t now)
+static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint64_t now,
+                      bool *tagged)
 {
     const pcam_ccb *h = lun->q.pending.head;
     if (h == NULL || lun->q.freeze != 0)
@@ -25,7 +26,9 @@ static bool lun_ready(const pcam_bus *bus, uint8_t t, const pcam_lun *lun, uint6
     /* BUSY / NOT READY delays: the LUN's and the head command's own. */
     if (now < lun->q.hold_until_ns || now < h->priv.hold_until_ns)
         return false;
-    if (pcam_q_wants_tag(bus, t, lun, h)) {
+    /* The answer issue() needs too: nothing changes in between. */
+    *tagged = pcam_q_wants_tag(bus, t, lun, h);
+    if (*tagged) {
         /* Tagged: never beside an untagged command, within the depth, and
          * with a tag free (depth is clamped to the tag count, the second
          * test only guards a depth set past it from outside). */
@@ -90,14 +93,16 @@ static uint8_t age_tag(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint8
     return PCAM_TAG_ORDERED;
 }
 
-/* Move the head of a ready LUN to its active queue with its tag chosen. */
-static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint64_t now)
+/* Move the head of a ready LUN to its active queue with its tag chosen
+ * (`tagged`: lun_ready's answer for it). */
+static pcam_ccb *issue(pcam_bus *bus, uint8_t t, uint8_t l, pcam_lun *lun, uint64_t now,
+                       bool tagged)
 {
     pcam_ccb *ccb = pcam_ccbq_pop_head(&lun->q.pending);
     uint32_t seq = next_issue(lun);
     uint8_t msg = 0;
     uint8_t tag = 0;
-    if (pcam_q_wants_tag(bus, t, lun, ccb)) {
+    if (tagged) {
         int got = pcam_q_tag_alloc(lun);
         if (got < 0) {
             /* Cannot happen while the bitmap matches the active queue; if it
@@ -160,9 +165,10 @@ static pcam_ccb *from_target(pcam_bus *bus, unsigned nt, uint8_t t, uint64_t now
                 continue;
             }
             any = true;
-            if (!lun_ready(bus, t, lun, now))
+            bool tagged = false;
+            if (!lun_ready(bus, t, lun, now, &tagged))
                 continue;
-            pcam_ccb *ccb = issue(bus, t, l, lun, now);
+            pcam_ccb *ccb = issue(bus, t, l, lun, now, tagged);
             if (ccb == NULL)
                 continue;
             if (lun->q.pending.head == NULL) {
@@ -225,13 +231,15 @@ static const pcam_ccb *hoq_walk(const pcam_ccb *c)
             return c;
     return NULL;
 }
-/* The quick answer inline (a head that is not HEAD OF QUEUE, nearly always),
- * the walk out of line: a look calls this twice per LUN with work. */
-static inline const pcam_ccb *first_not_hoq(const pcam_ccb *c)
+/* One candidate for a target's oldest: older than the best so far and not
+ * one of the slow-by-nature commands (see oldest_of). */
+static inline void consider(const pcam_ccb *c, uint64_t long_ms, unsigned l, uint64_t *best,
+                            uint8_t *which)
 {
-    if (c == NULL || !pcam_q_is_hoq(c))
-        return NULL; /* the head itself is the candidate */
-    return hoq_walk(c);
+    if (c != NULL && c->priv.queued_ns < *best && c->timeout_ms <= long_ms) {
+        *best = c->priv.queued_ns;
+        *which = (uint8_t)l;
+    }
 }
 
 /*
@@ -263,19 +271,19 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
         const pcam_lun *lun = &bus->luns[i];
         if (lun->q.freeze != 0)
             continue;
-        const pcam_ccb *cand[4];
-        cand[0] = lun->q.active.head;
-        cand[1] = first_not_hoq(cand[0]);
+        /* The candidates in a fixed order, so a tie keeps the first; written
+         * out rather than gathered in an array, which cost a third more. */
+        const pcam_ccb *a = lun->q.active.head;
+        if (a != NULL) {
+            consider(a, long_ms, l, &best, which);
+            if (pcam_q_is_hoq(a))
+                consider(hoq_walk(a), long_ms, l, &best, which);
+        }
         const pcam_ccb *h = lun->q.pending.head;
-        bool held = h == NULL || now < lun->q.hold_until_ns || now < h->priv.hold_until_ns;
-        cand[2] = held ? NULL : h;
-        cand[3] = held ? NULL : first_not_hoq(h);
-        for (unsigned k = 0; k < 4u; k++) {
-            const pcam_ccb *c = cand[k];
-            if (c != NULL && c->priv.queued_ns < best && c->timeout_ms <= long_ms) {
-                best = c->priv.queued_ns;
-                *which = (uint8_t)l;
-            }
+        if (h != NULL && now >= lun->q.hold_until_ns && now >= h->priv.hold_until_ns) {
+            consider(h, long_ms, l, &best, which);
+            if (pcam_q_is_hoq(h))
+                consider(hoq_walk(h), long_ms, l, &best, which);
         }
     }
     return best;
@@ -350,12 +358,13 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     if (floor == UINT32_MAX) {
         memset(bus->q.issued, 0, sizeof bus->q.issued);
     } else {
-        /* Branch-free: it visits every ID of the bus on every look. */
+        /* Branch-free: it visits every ID of the bus on every look. An owed
+         * target is never below the floor (the floor is their least), so
+         * raising every count to the floor raises only the ones not owed. */
         uint64_t top = (uint64_t)floor + slack;
         for (unsigned t = 0; t < nt; t++) {
             uint32_t v = bus->q.issued[t];
-            uint32_t raise = (((uint32_t)owed >> t) & 1u) == 0 && v < floor;
-            v = raise ? floor : v;
+            v = v < floor ? floor : v;
             bus->q.issued[t] = v;
             over |= (uint32_t)((uint64_t)v > top) << t;
         }
@@ -407,10 +416,12 @@ static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
     if (bus->q.issued[x] < UINT32_MAX)
         bus->q.issued[x]++;
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
-    for (uint32_t m = bus->q.owed; m != 0; m &= m - 1u) {
+    /* Only the owed targets x beats in arbitration: for x in 0-7 the IDs
+     * below it and all of 8-15, for x in 8-15 the IDs 8 up to x. */
+    uint32_t below = (1u << (x & 15u)) - 1u;
+    below = x < 8u ? (below | 0xFF00u) : (below & 0xFF00u);
+    for (uint32_t m = bus->q.owed & below; m != 0; m &= m - 1u) {
         unsigned y = pcam_q_ctz32(m);
-        if (pcam_q_prio(y) >= pcam_q_prio(x))
-            continue;
         if (bus->q.issued[x] > bus->q.issued[y] + slack) {
             if ((bus->q.throttled & (1u << x)) == 0)
                 PCAM_COUNT(bus->targets[x], bus_holds);
