@@ -8,12 +8,7 @@
 # then N more from a buffer in a huge page (physically contiguous) between
 # LBA 5555 and 9998.
 # Measures, asserts nothing.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 drv=pcam n=3
 for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; n=*) n=${w#n=} ;; esac; done
 for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done

@@ -17,10 +17,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${1:-$SRC/build/linux-esp-trace}
 mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
 . "$SRC/tests/linux/vm_lib.sh"
-vm_kernel
-vm_module
-W=$WORK/vm
-rm -rf "$W"; mkdir -p "$W"
+vm_setup vm
 vm_pattern_image "$W/disk0.img" 16
 vm_initramfs "$SRC/bench/linux-esp-trace-guest.sh" "$W/initrd.cpio"
 N=${LINUX_ESP_TRACE_N:-3}

@@ -6,12 +6,7 @@
 # depths 1, 4, 16 and 64, on one disk and on both, and prints one
 # "PCAMIO:" line per cell. Measures, asserts nothing; every fio run is
 # time-bounded. The disks are scratch images: the write specs destroy them.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMIO: $*"; }
 drv=pcam RT=3 RAMP=1 SPECS="fileserver webserver database workstation seqread seqwrite" QDS="1 4 16 64"
 for w in $(cat /proc/cmdline); do

@@ -7,12 +7,7 @@
 # initramfs, perf's cpu-clock samples of the whole vCPU (TCG has no PMU).
 # Prints them between "PCAMP:" markers. Measures, asserts nothing; every run
 # is time-bounded.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMP: $*"; }
 drv=pcam deep=0 secs=8
 for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; prof=deep) deep=1 secs=2 ;; esac; done

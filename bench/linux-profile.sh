@@ -22,10 +22,7 @@ esac
 WORK=${2:-$SRC/build/linux-profile-$CHIP}
 mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
 . "$SRC/tests/linux/vm_lib.sh"
-vm_kernel
-vm_module
-W=$WORK/vm
-rm -rf "$W"; mkdir -p "$W"
+vm_setup vm
 vm_pattern_image "$W/disk0.img" 64
 vm_initramfs "$SRC/bench/linux-profile-guest.sh" "$W/initrd.cpio"
 # LINUX_PROFILE_PERF=1: perf and its libraries too (a 90 MiB initramfs)

@@ -34,10 +34,7 @@ esac
 WORK=${2:-$SRC/build/linux-bench-$CHIP}
 mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
 . "$SRC/tests/linux/vm_lib.sh"
-vm_kernel
-vm_module
-W=$WORK/vm
-rm -rf "$W"; mkdir -p "$W"
+vm_setup vm
 vm_pattern_image "$W/disk0.img" 64
 vm_pattern_image "$W/disk1.img" 16
 vm_initramfs "$SRC/bench/linux_bench_guest.sh" "$W/initrd.cpio"

@@ -5,12 +5,7 @@
 # am53c974; drv=sym53c8xx: Linux's sym53c8xx), runs the same workloads and
 # prints "PCAMB: name value" lines. Measures, asserts nothing; every loop is
 # bounded.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMB: $*"; }
 drv=pcam
 for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; esac; done

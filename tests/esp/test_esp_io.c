@@ -223,11 +223,22 @@ static void pio_large(void **state)
     free(pat);
 }
 
+/* The AM53C974 with DMA and one scanned 128 KiB disk at ID 1; its media. */
+static uint8_t *dma_rig(chiprig *r)
+{
+    erig_opts o;
+    erig_opts_default(&o, ESPM_AM53C974);
+    assert_int_equal(erig_init(r, &o), 0);
+    uint8_t *store = chiprig_add_disk(r, 1, 0, 256, NULL);
+    assert_non_null(store);
+    assert_int_equal(chiprig_scan(r), PCAM_REQ_CMP);
+    return store;
+}
+
 static void dma_scatter_gather(void **state)
 {
     (void)state;
     chiprig r;
-    erig_opts o;
     chiprig_ccb rc;
     pcam_esp_stats before, after;
     static uint8_t buf[16 * 512];
@@ -235,11 +246,7 @@ static void dma_scatter_gather(void **state)
     /* Odd pieces, one of a single byte: 1 + 511 + 3000 + 4000 + 680 = 8192. */
     const uint32_t len[5] = {1, 511, 3000, 4000, 680};
     uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 64, 0, 0, 16, 0}; /* READ(10) LBA 64, 16 blocks */
-    erig_opts_default(&o, ESPM_AM53C974);
-    assert_int_equal(erig_init(&r, &o), 0);
-    uint8_t *store = chiprig_add_disk(&r, 1, 0, 256, NULL);
-    assert_non_null(store);
-    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
+    uint8_t *store = dma_rig(&r);
     uint32_t off = 0;
     for (int i = 0; i < 5; i++) {
         sg[i].addr = buf + off;
@@ -281,18 +288,13 @@ static void dma_16mib_boundary(void **state)
 {
     (void)state;
     chiprig r;
-    erig_opts o;
     chiprig_ccb rc;
     pcam_esp_stats before, after;
     static uint8_t raw[8192 + 8192];
     uint8_t *buf = raw + ((4096u - ((uintptr_t)raw & 0xFFFu)) & 0xFFFu) + 0x123u;
     pcam_sg sg[1];
     uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 64, 0, 0, 16, 0}; /* READ(10) LBA 64, 16 blocks */
-    erig_opts_default(&o, ESPM_AM53C974);
-    assert_int_equal(erig_init(&r, &o), 0);
-    uint8_t *store = chiprig_add_disk(&r, 1, 0, 256, NULL);
-    assert_non_null(store);
-    assert_int_equal(chiprig_scan(&r), PCAM_REQ_CMP);
+    uint8_t *store = dma_rig(&r);
     sg[0].addr = buf;
     sg[0].len = 8192;
     /* The same command with the mapping inside one window first: how many

@@ -18,12 +18,7 @@
 # pcamsoak=SECONDS on the command line: the soak instead (tests/linux/soak.sh):
 # the same load for SECONDS while B cycles through its medium error, write
 # error and resets, no held request and no removal.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMT: $*"; }
 pfx() { sed "s/^/PCAMT-$1: /"; }
 up() { cut -d' ' -f1 /proc/uptime; }

@@ -15,12 +15,7 @@
 #  - the held-request EH check runs on the AM53C974 only (on the LSI model the
 #    ABORT TASK makes QEMU cancel the held request synchronously: a hang).
 # Both have a 3 TiB sparse disk at 4:0 (D), used only by its own step.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMT: $*"; }
 pfx() { sed "s/^/PCAMT-$1: /"; }
 up() { cut -d' ' -f1 /proc/uptime; }

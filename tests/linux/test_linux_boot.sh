@@ -35,12 +35,10 @@ WORK=$(cd "$WORK" && pwd)
 . "$SRC/tests/linux/vm_lib.sh"
 t_start=$(date +%s)
 
-vm_kernel
-vm_module
+vm_setup boot
 
 # ---- images
-W=$WORK/boot
-rm -rf "$W"; mkdir -p "$W/fsroot"
+mkdir -p "$W/fsroot"
 vm_pattern_image "$W/disk0.img" 32
 vm_pattern_image "$W/disk2.img" 8
 head -c 300000 /dev/urandom > "$W/fsroot/host.bin"

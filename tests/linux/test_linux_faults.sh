@@ -37,11 +37,7 @@ mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 . "$SRC/tests/linux/vm_lib.sh"
 t_start=$(date +%s)
-vm_kernel
-vm_module
-
-W=$WORK/faults
-rm -rf "$W"; mkdir -p "$W"
+vm_setup faults
 vm_pattern_image "$W/a.img" 64
 vm_pattern_image "$W/b.img" 32
 vm_pattern_image "$W/e.img" 8

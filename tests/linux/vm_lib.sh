@@ -89,23 +89,30 @@ vm_copy_bin() {
   done
 }
 
-# vm_initramfs INIT_SCRIPT OUT [extra files dir]
-vm_initramfs() {
-  IRD=$WORK/initramfs
+# vm_setup SUBDIR: Debian's kernel and pcam.ko ready (vm_kernel,
+# vm_module) and a fresh W=$WORK/SUBDIR for this run's images and logs.
+vm_setup() {
+  vm_kernel
+  vm_module
+  W=$WORK/$1
+  rm -rf "$W"
+  mkdir -p "$W"
+}
+
+# vm_initramfs_base DIR MODULE...: what every guest's initramfs holds
+# (sets IRD=DIR): busybox, the named Debian modules in load order (Linux's
+# own chip drivers listed apart, in /etc/modules.am53c974 and
+# /etc/modules.sym53c8xx, loaded only when a guest asks), pcam.ko,
+# /etc/kver and /etc/guest_lib.sh, which every /init sources first.
+vm_initramfs_base() {
+  IRD=$1
+  shift
   rm -rf "$IRD"
-  mkdir -p "$IRD/bin" "$IRD/sbin" "$IRD/usr/bin" "$IRD/etc" "$IRD/proc" "$IRD/sys" "$IRD/dev" \
-    "$IRD/tmp" "$IRD/mnt" "$IRD/lib64" "$IRD/lib/modules/$KVER"
+  mkdir -p "$IRD/bin" "$IRD/etc" "$IRD/proc" "$IRD/sys" "$IRD/dev" "$IRD/mnt" "$IRD/lib/modules/$KVER"
   cp /bin/busybox "$IRD/bin/busybox" || vm_die "busybox-static not installed"
   ln -s busybox "$IRD/bin/sh"
-  vm_copy_bin sg_inq sg_vpd sg_readcap sg_luns sg_turs sg_requests sg_reset lsscsi fio
-  gcc -O2 -static -o "$IRD/bin/sectcheck" "$SRC/tests/linux/sectcheck.c" ||
-    vm_die "cannot build tests/linux/sectcheck.c (gcc, libc6-dev)"
-  # Debian's modules for sd, sg, SPI transport, ext2 (ext4 serves it), and
-  # Linux's own drivers for both chips (loaded only by the benchmark)
-  mods=$(vm_modorder crct10dif_generic crc64_rocksoft_generic crc32c_generic sd_mod sg \
-    scsi_transport_spi ext4 am53c974 sym53c8xx)
   : > "$IRD/etc/modules"
-  for m in $mods; do
+  for m in $(vm_modorder "$@"); do
     mkdir -p "$IRD/lib/modules/$KVER/$(dirname "$m")"
     cp "$MODDIR/$m" "$IRD/lib/modules/$KVER/$m"
     case "$m" in */am53c974.ko|*/esp_scsi.ko) echo "$m" >> "$IRD/etc/modules.am53c974" ;;
@@ -113,10 +120,23 @@ vm_initramfs() {
       *) echo "$m" >> "$IRD/etc/modules" ;; esac
   done
   cp "$WORK/module/pcam.ko" "$IRD/lib/modules/$KVER/pcam.ko"
+  cp "$SRC/tests/linux/guest_lib.sh" "$IRD/etc/guest_lib.sh"
+  echo "$KVER" > "$IRD/etc/kver"
+}
+
+# vm_initramfs INIT_SCRIPT OUT [extra files dir]: the test kit's initramfs
+vm_initramfs() {
+  # Debian's modules for sd, sg, SPI transport, ext2 (ext4 serves it), and
+  # Linux's own drivers for both chips (loaded only by the benchmark)
+  vm_initramfs_base "$WORK/initramfs" crct10dif_generic crc64_rocksoft_generic crc32c_generic \
+    sd_mod sg scsi_transport_spi ext4 am53c974 sym53c8xx
+  mkdir -p "$IRD/sbin" "$IRD/usr/bin" "$IRD/tmp" "$IRD/lib64"
+  vm_copy_bin sg_inq sg_vpd sg_readcap sg_luns sg_turs sg_requests sg_reset lsscsi fio
+  gcc -O2 -static -o "$IRD/bin/sectcheck" "$SRC/tests/linux/sectcheck.c" ||
+    vm_die "cannot build tests/linux/sectcheck.c (gcc, libc6-dev)"
   cp "$1" "$IRD/init"
   chmod +x "$IRD/init"
   [ -n "${3:-}" ] && cp -r "$3"/. "$IRD/"
-  echo "$KVER" > "$IRD/etc/kver"
   (cd "$IRD" && find . | cpio -o -H newc -R 0:0 --quiet) > "$2" || vm_die "cpio failed"
   vm_log "initramfs $(du -h "$2" | cut -f1) (uncompressed: no decompression under TCG)"
 }

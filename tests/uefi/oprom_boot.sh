@@ -60,24 +60,10 @@ if [ $need_kernel -eq 1 ]; then
   vm_module
   # A small initramfs of our own: busybox, sd, vfat, pcam.ko and Linux's
   # drivers for both chips (vm_initramfs's carries the whole test kit).
-  IRD=$WORK/initramfs
-  rm -rf "$IRD"
-  mkdir -p "$IRD/bin" "$IRD/etc" "$IRD/proc" "$IRD/sys" "$IRD/dev" "$IRD/mnt" "$IRD/lib/modules/$KVER"
-  cp /bin/busybox "$IRD/bin/busybox" || die "busybox-static not installed"
-  ln -s busybox "$IRD/bin/sh"
-  : >"$IRD/etc/modules"
-  for m in $(vm_modorder crct10dif_generic crc64_rocksoft_generic crc32c_generic sd_mod vfat \
-      nls_cp437 nls_utf8 nls_ascii am53c974 sym53c8xx); do
-    mkdir -p "$IRD/lib/modules/$KVER/$(dirname "$m")"
-    cp "$MODDIR/$m" "$IRD/lib/modules/$KVER/$m"
-    case $m in */am53c974.ko|*/esp_scsi.ko) echo "$m" >>"$IRD/etc/modules.am53c974" ;;
-      */sym53c8xx.ko) echo "$m" >>"$IRD/etc/modules.sym53c8xx" ;;
-      *) echo "$m" >>"$IRD/etc/modules" ;; esac
-  done
-  cp "$WORK/module/pcam.ko" "$IRD/lib/modules/$KVER/pcam.ko"
+  vm_initramfs_base "$WORK/initramfs" crct10dif_generic crc64_rocksoft_generic crc32c_generic \
+    sd_mod vfat nls_cp437 nls_utf8 nls_ascii am53c974 sym53c8xx
   cp "$SRC/tests/uefi/oprom_init.sh" "$IRD/init"
   chmod +x "$IRD/init"
-  echo "$KVER" >"$IRD/etc/kver"
   (cd "$IRD" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$WORK/initrd.img" || die "cpio failed"
   VMLINUZ=$KROOT/boot/vmlinuz-$KVER
 fi

@@ -8,12 +8,7 @@
 # file systemd-boot rewrote in the firmware era (loader/random-seed), of
 # the host's data, and of what it writes itself. It decides nothing; the
 # host compares. Never waits without a bound.
-/bin/busybox --install -s
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev
-KVER=$(cat /etc/kver)
-M=/lib/modules/$KVER
+. /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMU: $*"; }
 md5() { md5sum | cut -d' ' -f1; }
 drv=pcam T=3 L=1
