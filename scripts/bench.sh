@@ -92,7 +92,7 @@ for level in phase cmd; do
     # add up to a little more than the total). callgrind_annotate may list
     # a function more than once (code inlined from a header is named by that
     # header, a line may lack the binary's name): the largest is the whole.
-    callgrind_annotate --auto=no --inclusive=yes "$out" 2>/dev/null |
+    callgrind_annotate --auto=no --inclusive=yes --threshold=100 "$out" 2>/dev/null |
       awk -v n="$n" -v c=$cmds '
         function num(s) { gsub(",", "", s); return s + 0 }
         /PROGRAM TOTALS/ { total = num($1) }
