@@ -162,8 +162,9 @@ if [ $MODE = faults ]; then
     has "removed mid-command: pcam's bus reset freed the bus" 'PCAMT-DMESG-REMOVE: .*pcam: (bus|host) reset.*SUCCESS'
     has "removed mid-command: Linux offlined the disk after its EH" 'PCAMT-DMESG-REMOVE: .*Device offlined'
   fi
-  # DID_NO_CONNECT fails each command at once (no EH, so Linux does not
-  # offline the device itself); the disk goes when it is deleted
+  # Either way a new read fails at once: DID_NO_CONNECT without the EH
+  # (Linux does not offline the device for it), or the offline device
+  # after a mid-command removal; the disk goes when it is deleted
   has "the removed disk's I/O fails at once, no timeout" 'PCAMT: read-after-removal rc=[1-9] in [0-2] s'
   has "the removed disk deleted from Linux" 'PCAMT: delete rc=0 then gone'
   # ---- the new disk
