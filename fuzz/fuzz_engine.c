@@ -25,7 +25,8 @@
  *
  * Input layout:
  *   byte 0   configuration bits (see setup())
- *   byte 1   N: number of 4-byte operations that follow
+ *   byte 1   N (bits 0-6): number of 4-byte operations that follow; bit 7:
+ *            the chip chains (endings and reselections, pcam_hal.h)
  *   N * 4    operations (op, a, b, c): see run_op()
  *   rest     the oracle stream, read front to back, one decision at a time
  *            (see the oracle_* functions). Every decision takes at least one
@@ -656,7 +657,7 @@ static void add_disk(uint8_t id, uint8_t lun, const pcam_sim_target_config *tc, 
     pcam_simlu_init_disk(pcam_sim_lu(sim, id, lun), stores[k], 64, 512, "PCAMFUZZ", "DISK", "F1");
 }
 
-static void setup(uint8_t cfgbits)
+static void setup(uint8_t cfgbits, bool chain)
 {
     pcam_sim_config sc;
     pcam_sim_target_config tc;
@@ -670,6 +671,7 @@ static void setup(uint8_t cfgbits)
 
     pcam_sim_config_defaults(&sc);
     sc.width = (cfgbits & 0x02u) ? 8 : 16;
+    sc.chain_endings = chain;
     sc.trace_entries = 0;
     sc.verbose = trace;
     sim = pcam_sim_create(&sc);
@@ -756,7 +758,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    size_t nops = data[1];
+    size_t nops = data[1] & 0x7Fu;
     if (2 + nops * 4 > size)
         nops = (size - 2) / 4;
     orc = data + 2 + nops * 4;
@@ -771,7 +773,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(slots, 0, sizeof slots);
     memset(&bus, 0, sizeof bus);
 
-    setup(data[0]);
+    setup(data[0], (data[1] & 0x80u) != 0);
     for (size_t i = 0; i < nops; i++) {
         const uint8_t *o = data + 2 + i * 4;
         run_op(o[0], o[1], o[2], o[3]);

@@ -330,7 +330,7 @@ void pcam_eng_after_action(pcam_bus *bus, const pcam_hal_event *ev)
     if ((ev->took & PCAM_HAL_TOOK_MSG) == 0)
         bus->eng.took &= PCAM_HAL_TOOK_STATUS | PCAM_HAL_TOOK_STATUS_PARITY; /* nothing else without a byte */
     if (ev->took != 0) {
-        bus->eng.took_status = ev->status;
+        bus->eng.took_status = (ev->took & PCAM_HAL_TOOK_TAG) != 0 ? ev->tag : ev->status;
         bus->eng.took_msg = ev->msg;
         bus->eng.took_phase = (uint8_t)ev->phase;
         if ((ev->took & (PCAM_HAL_TOOK_STATUS | PCAM_HAL_TOOK_MSG)) == PCAM_HAL_TOOK_MSG) {
@@ -377,6 +377,14 @@ static void msg_taken(pcam_bus *bus)
         .byte = bus->eng.took_msg,
         .parity_error = (bus->eng.took & PCAM_HAL_TOOK_MSG_PARITY) != 0,
     };
+    if ((bus->eng.took & PCAM_HAL_TOOK_TAG) != 0) {
+        /* A reselection's tag message: its code byte is accepted already,
+         * so it goes where the core's own accept would have put it, and the
+         * tag byte is the one held. */
+        bus->eng.msgin[0] = bus->eng.took_msg;
+        bus->eng.msgin_len = 1;
+        x.byte = bus->eng.took_status;
+    }
     bus->eng.took &= PCAM_HAL_TOOK_ACCEPTED;
     pcam_eng_msg_byte(bus, &x);
     if ((bus->eng.took & PCAM_HAL_TOOK_ACCEPTED) != 0) {
@@ -393,6 +401,7 @@ static void on_phase_event(pcam_bus *bus, const pcam_hal_event *ev);
 
 void pcam_eng_accepted(pcam_bus *bus, bool atn)
 {
+    uint8_t took = bus->eng.took;
     pcam_hal_event x = {
         .type = PCAM_HAL_EV_PHASE,
         .phase = (pcam_phase)bus->eng.took_phase,
@@ -400,6 +409,27 @@ void pcam_eng_accepted(pcam_bus *bus, bool atn)
     };
     bus->eng.took = 0;
     bus->eng.action = ACT_NONE;
+    if ((took & PCAM_HAL_TOOK_IDENTIFY) != 0 && (took & PCAM_HAL_TOOK_MSG) != 0) {
+        /* A chained reselection: the target went on to a message after the
+         * IDENTIFY. With the nexus known, that message is handled as if
+         * the core's accept of the IDENTIFY had brought it. Refused (ATN),
+         * the byte still held is answered with ATN instead, as the IDENTIFY
+         * would have been, and the message is dropped unread. */
+        bool held = (took & PCAM_HAL_TOOK_TAG) != 0 || (took & PCAM_HAL_TOOK_ACCEPTED) == 0;
+        if (!atn) {
+            x.took = (uint8_t)(took & (PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_MSG_PARITY |
+                                       PCAM_HAL_TOOK_TAG | PCAM_HAL_TOOK_ACCEPTED));
+            x.msg = bus->eng.took_msg;
+            x.tag = bus->eng.took_status;
+            pcam_eng_after_action(bus, &x);
+            return;
+        }
+        bus->eng.msgin_len = 0;
+        if (held) {
+            pcam_eng_set_action(bus, ACT_ACCEPT, bus->hal.ops->msg_accept(bus->hal.sc, true));
+            return;
+        }
+    }
     if (x.phase == PCAM_PHASE_BUS_FREE) {
         pcam_eng_on_bus_free(bus);
         return;

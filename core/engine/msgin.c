@@ -16,7 +16,7 @@ void pcam_eng_queue_msgout(pcam_bus *bus, const uint8_t *msg, uint8_t len)
 
 static void accept(pcam_bus *bus, bool atn)
 {
-    if ((bus->eng.took & PCAM_HAL_TOOK_ACCEPTED) != 0) {
+    if ((bus->eng.took & (PCAM_HAL_TOOK_ACCEPTED | PCAM_HAL_TOOK_IDENTIFY)) != 0) {
         pcam_eng_accepted(bus, atn); /* the back-end did it already */
         return;
     }
@@ -122,6 +122,24 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
     bus->eng.engine_flags = 0;
     bus->eng.zero_xfers = 0;
     pcam_eng_watch_start(bus);
+    bus->eng.took = 0;
+    if ((ev->took & PCAM_HAL_TOOK_IDENTIFY) != 0) {
+        if (ev->parity_error || (ev->byte & PCAM_MSG_IDENTIFY) == 0) {
+            /* The target went on after a byte the core would have asked for
+             * again (or refused): nothing it says now can be trusted. */
+            pcam_core_log(bus, PCAM_LOG_ERROR, "back-end accepted a reselection byte the core would not",
+                          NULL);
+            pcam_eng_fail_chip(bus);
+            return;
+        }
+        /* Chained reselection: what came after the IDENTIFY is applied once
+         * the nexus is known, where its accept would have gone on
+         * (pcam_eng_accepted). */
+        bus->eng.took = ev->took;
+        bus->eng.took_msg = ev->msg;
+        bus->eng.took_status = ev->tag; /* no status byte in a reselection */
+        bus->eng.took_phase = (uint8_t)ev->phase;
+    }
     if (ev->parity_error) {
         uint8_t m = PCAM_MSG_MESSAGE_PARITY_ERROR;
         bus->eng.state = ES_CONNECTED;

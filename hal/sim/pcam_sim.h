@@ -120,7 +120,9 @@ typedef struct pcam_sim_config {
     bool strict_xfer;         /**< Data transfer with chip mode != target agreement is a gross error. Default true. */
     bool chain_endings;       /**< The chip reads the status byte and the first message-in byte itself
                                    before it reports an action (pcam_hal.h, chained endings), as a
-                                   53C9x's ICCS does. Default false; the core's test rig turns it on. */
+                                   53C9x's ICCS does, and on a reselection accepts the IDENTIFY and
+                                   takes the tag message (chained reselection). Default false; the
+                                   core's test rig turns it on. */
 } pcam_sim_config;
 
 /** How a target answers one kind of negotiation message. */

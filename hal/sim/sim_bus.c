@@ -456,6 +456,7 @@ static void post_chain(pcam_sim *s, pcam_phase phase)
         return;
     }
     s->chain_active = false;
+    s->chain_tag_code = false;
     s->chain_ev.phase = phase;
     s->evq[(s->ev_head + s->ev_count) % SIM_EVQ] = s->chain_ev;
     s->ev_count++;
@@ -473,6 +474,18 @@ static bool chain(pcam_sim *s, pcam_hal_event_type type, uint32_t c1, uint32_t c
 {
     sim_target *t = sim_conn_target(s);
 
+    if (s->chain_active && s->chain_ev.type == PCAM_HAL_EV_RESELECTED) {
+        /* After a chained IDENTIFY only message bytes are taken: the first,
+         * and the tag byte after an accepted tag code (step_msgin_byte). */
+        if (t != NULL && s->phase == PCAM_PHASE_MSG_IN &&
+            ((s->chain_ev.took & PCAM_HAL_TOOK_MSG) == 0 || s->chain_tag_code)) {
+            sim_run_msgin(s, t);
+            return true;
+        }
+        s->action = A_NONE;
+        post_chain(s, s->phase);
+        return true;
+    }
     if (!s->chain_active) {
         if (!s->cfg.chain_endings || t == NULL ||
             (s->phase != PCAM_PHASE_STATUS && s->phase != PCAM_PHASE_MSG_IN))
@@ -654,6 +667,16 @@ static void step_sel_timeout(pcam_sim *s)
     sim_post(s, PCAM_HAL_EV_SEL_TIMEOUT, 0, 0, s->sel_target, 0, false);
 }
 
+/* Release ACK of the held message byte on the chip's own (ATN off), with
+ * the chained event held back until the target's next request. */
+static void chain_accept(pcam_sim *s)
+{
+    s->ack_held = false;
+    s->action = A_CHAIN;
+    sim_vcd_set(s, s->now, V_ACK, 0);
+    sim_schedule(s, ST_ACK, s->now + s->cfg.async_ns / 2, s->phase);
+}
+
 static void step_resel_done(pcam_sim *s)
 {
     sim_target *t = sim_conn_target(s);
@@ -670,7 +693,64 @@ static void step_resel_done(pcam_sim *s)
     s->held_parity = bad;
     sim_trace(s, PCAM_SIM_TR_MSG_IN, s->conn_id, PCAM_PHASE_MSG_IN, byte, 1, 0);
     sim_vcd_msgin_byte(s, s->now - s->cfg.async_ns / 2, byte, bad);
+    if (s->cfg.chain_endings && t != NULL && !bad && (byte & PCAM_MSG_IDENTIFY) != 0) {
+        /* Chained reselection (pcam_hal.h): accept a clean IDENTIFY and go
+         * on to the tag message before reporting. */
+        memset(&s->chain_ev, 0, sizeof s->chain_ev);
+        s->chain_ev.type = PCAM_HAL_EV_RESELECTED;
+        s->chain_ev.target = s->conn_id;
+        s->chain_ev.byte = byte;
+        s->chain_ev.took = PCAM_HAL_TOOK_IDENTIFY;
+        s->chain_active = true;
+        s->chain_may_accept = false;
+        s->chain_tag_code = false;
+        chain_accept(s);
+        return;
+    }
     sim_post(s, PCAM_HAL_EV_RESELECTED, 0, 0, s->conn_id, byte, bad);
+}
+
+/* A message byte the chip took on its own (chained endings or reselection). */
+static void chained_msgin_byte(pcam_sim *s)
+{
+    if (s->chain_ev.type == PCAM_HAL_EV_RESELECTED) {
+        if (s->chain_tag_code) {
+            /* The tag byte of the accepted tag code: held for the core. */
+            s->chain_ev.took = (uint8_t)((s->chain_ev.took & ~PCAM_HAL_TOOK_ACCEPTED) | PCAM_HAL_TOOK_TAG);
+            if (s->held_parity)
+                s->chain_ev.took |= PCAM_HAL_TOOK_MSG_PARITY;
+            s->chain_ev.tag = s->held_byte;
+            post_chain(s, PCAM_PHASE_MSG_IN);
+            return;
+        }
+        s->chain_ev.took |= PCAM_HAL_TOOK_MSG;
+        s->chain_ev.msg = s->held_byte;
+        if (s->held_parity) {
+            s->chain_ev.took |= PCAM_HAL_TOOK_MSG_PARITY;
+        } else if (s->held_byte >= PCAM_MSG_SIMPLE_TAG && s->held_byte <= PCAM_MSG_ORDERED_TAG) {
+            /* ACCEPTED stands until the tag byte comes (then TAG replaces
+             * it): a target that leaves MESSAGE IN instead is reported so. */
+            s->chain_ev.took |= PCAM_HAL_TOOK_ACCEPTED;
+            s->chain_tag_code = true;
+            chain_accept(s);
+            return;
+        }
+        post_chain(s, PCAM_PHASE_MSG_IN);
+        return;
+    }
+    s->chain_ev.took |= PCAM_HAL_TOOK_MSG;
+    if (s->held_parity)
+        s->chain_ev.took |= PCAM_HAL_TOOK_MSG_PARITY;
+    s->chain_ev.msg = s->held_byte;
+    if (s->chain_may_accept && !s->held_parity &&
+        (s->held_byte == PCAM_MSG_COMMAND_COMPLETE || s->held_byte == PCAM_MSG_DISCONNECT)) {
+        /* Accepted here, ATN off, as the core would: the event waits for
+         * where the target goes, BUS FREE usually. */
+        s->chain_ev.took |= PCAM_HAL_TOOK_ACCEPTED;
+        chain_accept(s);
+        return;
+    }
+    post_chain(s, PCAM_PHASE_MSG_IN);
 }
 
 static void run_step(pcam_sim *s)
@@ -701,22 +781,7 @@ static void run_step(pcam_sim *s)
         s->action = A_NONE;
         sim_trace(s, PCAM_SIM_TR_MSG_IN, s->conn_id, s->phase, s->held_byte, 1, 0);
         if (s->chain_active) {
-            s->chain_ev.took |= PCAM_HAL_TOOK_MSG;
-            if (s->held_parity)
-                s->chain_ev.took |= PCAM_HAL_TOOK_MSG_PARITY;
-            s->chain_ev.msg = s->held_byte;
-            if (s->chain_may_accept && !s->held_parity &&
-                (s->held_byte == PCAM_MSG_COMMAND_COMPLETE || s->held_byte == PCAM_MSG_DISCONNECT)) {
-                /* Accepted here, ATN off, as the core would: the event
-                 * waits for where the target goes, BUS FREE usually. */
-                s->chain_ev.took |= PCAM_HAL_TOOK_ACCEPTED;
-                s->ack_held = false;
-                s->action = A_CHAIN;
-                sim_vcd_set(s, s->now, V_ACK, 0);
-                sim_schedule(s, ST_ACK, s->now + s->cfg.async_ns / 2, s->phase);
-                break;
-            }
-            post_chain(s, PCAM_PHASE_MSG_IN);
+            chained_msgin_byte(s);
             break;
         }
         sim_post(s, PCAM_HAL_EV_MSG_BYTE, 1, 0, s->conn_id, s->held_byte, s->held_parity);

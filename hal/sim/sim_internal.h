@@ -238,6 +238,7 @@ struct pcam_sim {
     bool chain_active;
     bool may_accept;          /* the action in progress allows accepting CC / DISCONNECT */
     bool chain_may_accept;    /* ... and so does the chain it led to */
+    bool chain_tag_code;      /* chained reselection: a tag code accepted, its tag byte next */
     pcam_hal_event chain_ev;
     bool sel_pending;
     uint64_t sel_ready;

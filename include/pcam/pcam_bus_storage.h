@@ -149,7 +149,8 @@ typedef struct pcam_bus_engine {
     uint8_t xfer_phase;         /**< Phase the transfer in progress was started in. */
     uint8_t zero_xfers;         /**< Transfers in a row that moved nothing and left the phase unchanged. */
     uint8_t took;               /**< Chained steps of the event being handled (PCAM_HAL_TOOK_*), not yet applied. */
-    uint8_t took_status;        /**< Their status byte. */
+    uint8_t took_status;        /**< Their status byte, or the tag byte of a chained reselection
+                                     (#PCAM_HAL_TOOK_TAG; the two never come in one event). */
     uint8_t took_msg;           /**< Their first message-in byte. */
     uint8_t took_phase;         /**< The phase the back-end reported after them. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */

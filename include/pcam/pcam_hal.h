@@ -41,9 +41,26 @@
  * DISCONNECT taken that way at once: the back-end may then also accept it
  * (ATN off, only when the byte came without a parity error) and report
  * #PCAM_HAL_TOOK_ACCEPTED with the phase after it, BUS FREE when the target
- * let go, which ends the command's ending in one event. Each chained step
- * saves a chip interrupt and a pass through the core: a 4 KiB read on the
- * simulated bus takes 6 events instead of 13.
+ * let go, which ends the command's ending in one event.
+ *
+ * Chained reselection (optional). A reselecting target's IDENTIFY is
+ * always followed by what the core would accept anyway: the back-end may
+ * accept the IDENTIFY itself (ATN off; only a byte with bit 7 set that came
+ * without a parity error) and report #PCAM_HAL_TOOK_IDENTIFY in the
+ * RESELECTED event, with the phase the target went to next. If that is
+ * MESSAGE IN it may go on as for a chained ending: take the first message
+ * byte (#PCAM_HAL_TOOK_MSG, ACK held) and, when that byte is a tag message
+ * code (20h-22h) without a parity error, accept it too and take the tag
+ * byte (#PCAM_HAL_TOOK_TAG, the tag in pcam_hal_event::tag, ACK held on it;
+ * #PCAM_HAL_TOOK_MSG_PARITY then concerns the tag byte). If the target
+ * leaves MESSAGE IN after the accepted code it reports #PCAM_HAL_TOOK_MSG
+ * and #PCAM_HAL_TOOK_ACCEPTED with the phase now instead. A core that
+ * finds the reselection bogus answers the byte still held, with ATN, as it
+ * would have answered the IDENTIFY.
+ *
+ * Each chained step saves a chip interrupt and a pass through the core: a
+ * tagged 4 KiB read that disconnects takes 4 events on the simulated bus
+ * instead of 13.
  */
 #ifndef PCAM_HAL_H
 #define PCAM_HAL_H
@@ -96,8 +113,14 @@ enum {
     PCAM_HAL_TOOK_STATUS_PARITY = 1u << 1, /**< ... and the status byte came with a parity error. */
     PCAM_HAL_TOOK_MSG = 1u << 2,           /**< It took the first message-in byte (pcam_hal_event::msg), ACK held. */
     PCAM_HAL_TOOK_MSG_PARITY = 1u << 3,    /**< ... and that byte came with a parity error. */
-    PCAM_HAL_TOOK_ACCEPTED = 1u << 4       /**< ... and, allowed by may_accept, it accepted that byte:
+    PCAM_HAL_TOOK_ACCEPTED = 1u << 4,      /**< ... and, allowed by may_accept (or a tag message code
+                                                after a chained IDENTIFY), it accepted that byte:
                                                 pcam_hal_event::phase is the phase after it. */
+    PCAM_HAL_TOOK_IDENTIFY = 1u << 5,      /**< RESELECTED only: it accepted the IDENTIFY in
+                                                pcam_hal_event::byte (see chained reselection). */
+    PCAM_HAL_TOOK_TAG = 1u << 6            /**< With TOOK_IDENTIFY and TOOK_MSG: pcam_hal_event::msg was a tag
+                                                message code, it accepted it and took the tag byte
+                                                (pcam_hal_event::tag), ACK held. */
 };
 
 /** One decoded chip event. */
@@ -112,6 +135,7 @@ typedef struct pcam_hal_event {
     uint8_t took;             /**< PCAM_HAL_TOOK_* steps the back-end took after the action; 0 when it does not chain. */
     uint8_t status;           /**< The status byte, with #PCAM_HAL_TOOK_STATUS. */
     uint8_t msg;              /**< The first message-in byte, with #PCAM_HAL_TOOK_MSG. */
+    uint8_t tag;              /**< The tag byte of a tag message, with #PCAM_HAL_TOOK_TAG. */
 } pcam_hal_event;
 
 /** One scatter-gather element in the initiator's virtual address space. */

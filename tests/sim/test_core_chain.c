@@ -5,7 +5,7 @@
  * there. The same commands run on a chip that chains and on one that
  * reports every step; they must end the same (status, data, sense,
  * residual), and the chip must report exactly the events worked out by
- * hand below for a tagged 4 KiB read that disconnects (6 events against 13).
+ * hand below for a tagged 4 KiB read that disconnects (4 events against 13).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -86,29 +86,31 @@ static void events_of_one_read(void **state)
         assert_int_equal(rig_sync(&w.r, &c, RIG_S(5)), PCAM_REQ_CMP);
         assert_memory_equal(buf, w.media + 100 * 512, sizeof buf);
         if (chain) {
-            /* select, +DISCONNECT accepted, free | reselect | +SIMPLE |
-             * +tag | DATA IN | data, +status, +COMMAND COMPLETE accepted, free */
-            assert_int_equal(nseen, 6);
+            /* select, +DISCONNECT accepted, free | reselect, +IDENTIFY
+             * accepted, +SIMPLE accepted, +tag held | DATA IN | data,
+             * +status, +COMMAND COMPLETE accepted, free */
+            assert_int_equal(nseen, 4);
             assert_int_equal(seen[0].type, PCAM_HAL_EV_SELECT_DONE);
             assert_int_equal(seen[0].took, PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_ACCEPTED);
             assert_int_equal(seen[0].msg, PCAM_MSG_DISCONNECT);
             assert_int_equal(seen[0].phase, PCAM_PHASE_BUS_FREE);
             assert_int_equal(seen[1].type, PCAM_HAL_EV_RESELECTED);
+            assert_int_equal(seen[1].byte, PCAM_MSG_IDENTIFY | 0); /* LUN 0, no disconnect bit from a target */
+            assert_int_equal(seen[1].took,
+                             PCAM_HAL_TOOK_IDENTIFY | PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_TAG);
+            assert_int_equal(seen[1].msg, PCAM_MSG_SIMPLE_TAG);
+            assert_int_equal(seen[1].tag, c.ccb.priv.tag); /* the tag the core gave it */
+            assert_int_equal(seen[1].phase, PCAM_PHASE_MSG_IN);
             assert_int_equal(seen[2].type, PCAM_HAL_EV_PHASE);
-            assert_int_equal(seen[2].took, PCAM_HAL_TOOK_MSG); /* not a CC or DISCONNECT: held */
-            assert_int_equal(seen[2].msg, PCAM_MSG_SIMPLE_TAG);
-            assert_int_equal(seen[3].type, PCAM_HAL_EV_PHASE);
-            assert_int_equal(seen[3].took, PCAM_HAL_TOOK_MSG);
-            assert_int_equal(seen[4].type, PCAM_HAL_EV_PHASE);
-            assert_int_equal(seen[4].took, 0);
-            assert_int_equal(seen[4].phase, PCAM_PHASE_DATA_IN);
-            assert_int_equal(seen[5].type, PCAM_HAL_EV_XFER_DONE);
-            assert_int_equal(seen[5].count, 4096);
-            assert_int_equal(seen[5].took,
+            assert_int_equal(seen[2].took, 0);
+            assert_int_equal(seen[2].phase, PCAM_PHASE_DATA_IN);
+            assert_int_equal(seen[3].type, PCAM_HAL_EV_XFER_DONE);
+            assert_int_equal(seen[3].count, 4096);
+            assert_int_equal(seen[3].took,
                              PCAM_HAL_TOOK_STATUS | PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_ACCEPTED);
-            assert_int_equal(seen[5].status, 0x00);
-            assert_int_equal(seen[5].msg, PCAM_MSG_COMMAND_COMPLETE);
-            assert_int_equal(seen[5].phase, PCAM_PHASE_BUS_FREE);
+            assert_int_equal(seen[3].status, 0x00);
+            assert_int_equal(seen[3].msg, PCAM_MSG_COMMAND_COMPLETE);
+            assert_int_equal(seen[3].phase, PCAM_PHASE_BUS_FREE);
         } else {
             /* Each step its own event: select, DISCONNECT, free |
              * reselect, MESSAGE IN, SIMPLE, MESSAGE IN, tag, DATA IN | data,
@@ -164,11 +166,222 @@ static void same_outcomes(void **state)
     assert_memory_equal(buf[0], buf[1], sizeof buf[0]);
 }
 
+/* ---- chained reselection against a lying or failing target ---- */
+
+/*
+ * Each fault is run on a chip that chains the reselection (IDENTIFY and
+ * tag message taken in one event) and on one that reports every byte. The
+ * chip that does not chain is the reference: the core must end the faulty
+ * read the same way, send the target the same messages and leave the bus
+ * as usable. The chained run must also really have taken the fault in a
+ * chained event, or the comparison would prove nothing.
+ */
+typedef enum fault { F_LIE_TAG, F_LIE_LUN, F_TAG_PARITY, F_FREE_AFTER_IDENTIFY } fault;
+
+typedef struct outcome {
+    uint32_t st1, st2;         /* the faulty read, then a plain one */
+    unsigned done1;            /* completions of the faulty read */
+    bool data2_ok;
+    unsigned abort_task, abort_set, parity_msg; /* message-out bytes to the target */
+    uint32_t timeouts, parity_errors;
+    bool chained_fault;        /* the fault arrived in a chained RESELECTED event */
+    uint8_t out[64];           /* every message-out byte to the target, in order */
+    unsigned nout;
+} outcome;
+
+static fault cur_fault;
+static bool armed;
+
+/* Fault injection at the back-end boundary: a parity error on the tag byte
+ * (on the chained event, or on the tag byte's own MSG_BYTE event). */
+static int fault_poll(void *sc, pcam_hal_event *ev)
+{
+    static bool after_code;
+    int rc = logging_poll(sc, ev);
+    if (rc != 1 || cur_fault != F_TAG_PARITY || !armed)
+        return rc;
+    if (ev->type == PCAM_HAL_EV_RESELECTED) {
+        after_code = false;
+        if ((ev->took & PCAM_HAL_TOOK_TAG) != 0) {
+            ev->took |= PCAM_HAL_TOOK_MSG_PARITY;
+            armed = false;
+        }
+    } else if (ev->type == PCAM_HAL_EV_MSG_BYTE || (ev->took & PCAM_HAL_TOOK_MSG) != 0) {
+        uint8_t b = ev->type == PCAM_HAL_EV_MSG_BYTE ? ev->byte : ev->msg;
+        if (after_code) {
+            if (ev->type == PCAM_HAL_EV_MSG_BYTE)
+                ev->parity_error = true;
+            else
+                ev->took |= PCAM_HAL_TOOK_MSG_PARITY;
+            armed = false;
+        }
+        after_code = b >= PCAM_MSG_SIMPLE_TAG && b <= PCAM_MSG_ORDERED_TAG;
+    }
+    return rc;
+}
+
+/* The target lets go of the bus right after its IDENTIFY. */
+static bool free_oracle(void *ctx, pcam_sim_oracle_query *q)
+{
+    (void)ctx;
+    if (cur_fault != F_FREE_AFTER_IDENTIFY)
+        return false;
+    if (q->what == PCAM_SIM_DEC_RESELECT && armed) {
+        armed = false; /* the next decision is the one after the IDENTIFY */
+        return false;
+    }
+    if (q->what == PCAM_SIM_DEC_NEXT && q->target == 2 && ctx == NULL && !armed &&
+        q->phase == PCAM_PHASE_MSG_IN && cur_fault == F_FREE_AFTER_IDENTIFY) {
+        cur_fault = (fault)-1; /* once */
+        q->action = PCAM_SIM_NEXT_FREE;
+        return true;
+    }
+    return false;
+}
+
+/* Message-out bytes `msg` to target t in the trace from entry `from` on. */
+static unsigned msgs_to(simrig *r, size_t from, uint8_t t, uint8_t msg)
+{
+    unsigned n = 0;
+    pcam_sim_trace_entry e;
+    for (size_t i = from; pcam_sim_trace_get(r->sim, i, &e); i++)
+        n += e.kind == PCAM_SIM_TR_MSG_OUT && e.target == t && e.byte == msg;
+    return n;
+}
+
+static void run_fault(fault f, bool chain, outcome *o)
+{
+    static uint8_t buf[4096];
+    world w;
+    rig_ccb c;
+    pcam_counters pc;
+    size_t from;
+    world_init(&w, chain);
+    from = pcam_sim_trace_count(w.r.sim); /* after the scan */
+    w.ops.poll = fault_poll;
+    pcam_sim_target_cfg(w.r.sim, 2)->oracle = free_oracle;
+    memset(o, 0, sizeof *o);
+    cur_fault = f;
+    armed = true;
+    nseen = 0;
+    if (f == F_LIE_TAG)
+        pcam_sim_target_cfg(w.r.sim, 2)->lie_tag_next = 1;
+    if (f == F_LIE_LUN)
+        pcam_sim_target_cfg(w.r.sim, 2)->lie_lun_next = 1;
+    read10(&c, 100, 8, buf, sizeof buf);
+    c.ccb.timeout_ms = 1000;
+    o->st1 = rig_sync(&w.r, &c, RIG_S(30));
+    o->done1 = c.done_count;
+    for (unsigned i = 0; i < nseen; i++)
+        if (seen[i].type == PCAM_HAL_EV_RESELECTED && (seen[i].took & PCAM_HAL_TOOK_IDENTIFY) != 0 &&
+            (f == F_FREE_AFTER_IDENTIFY ? seen[i].phase == PCAM_PHASE_BUS_FREE
+                                        : (seen[i].took & PCAM_HAL_TOOK_TAG) != 0))
+            o->chained_fault = true;
+    cur_fault = (fault)-1;
+    memset(buf, 0, sizeof buf);
+    read10(&c, 200, 8, buf, sizeof buf);
+    o->st2 = rig_sync(&w.r, &c, RIG_S(30));
+    o->data2_ok = memcmp(buf, w.media + 200 * 512, sizeof buf) == 0;
+    assert_int_equal(pcam_sim_trace_dropped(w.r.sim), 0);
+    pcam_sim_trace_entry e;
+    for (size_t i = from; pcam_sim_trace_get(w.r.sim, i, &e); i++)
+        if (e.kind == PCAM_SIM_TR_MSG_OUT && e.target == 2 && o->nout < sizeof o->out)
+            o->out[o->nout++] = e.byte;
+    o->abort_task = msgs_to(&w.r, from, 2, PCAM_MSG_ABORT_TASK);
+    o->abort_set = msgs_to(&w.r, from, 2, PCAM_MSG_ABORT_TASK_SET);
+    o->parity_msg = msgs_to(&w.r, from, 2, PCAM_MSG_MESSAGE_PARITY_ERROR);
+    assert_int_equal(pcam_bus_get_counters(&w.r.bus, 2, &pc), PCAM_OK);
+    o->timeouts = pc.timeouts;
+    o->parity_errors = pc.parity_errors;
+    assert_null(w.r.violation);
+    simrig_fini(&w.r);
+}
+
+static void check_fault(fault f, outcome *chained)
+{
+    outcome plain;
+    run_fault(f, false, &plain);
+    run_fault(f, true, chained);
+    if (getenv("PCAM_CHAIN_LOG") != NULL)
+        for (int i = 0; i < 2; i++) {
+            const outcome *o = i ? chained : &plain;
+            fprintf(stderr, "%s: st %x/%x done %u data %d ABORT TASK %u ABORT TASK SET %u MPE %u timeouts %u parity %u chained %d\n",
+                    i ? "chained" : "plain", o->st1, o->st2, o->done1, o->data2_ok, o->abort_task, o->abort_set,
+                    o->parity_msg, o->timeouts, o->parity_errors, o->chained_fault);
+        }
+    assert_true(chained->chained_fault);
+    assert_false(plain.chained_fault);
+    assert_int_equal(chained->done1, 1);
+    assert_int_equal(chained->st2, PCAM_REQ_CMP);
+    assert_true(chained->data2_ok);
+    assert_int_equal(chained->st1, plain.st1);
+    assert_int_equal(chained->done1, plain.done1);
+    assert_int_equal(chained->abort_task, plain.abort_task);
+    assert_int_equal(chained->abort_set, plain.abort_set);
+    assert_int_equal(chained->parity_msg, plain.parity_msg);
+    assert_int_equal(chained->timeouts, plain.timeouts);
+    assert_int_equal(chained->parity_errors, plain.parity_errors);
+    /* Not only as many: the same messages in the same order. */
+    assert_int_equal(chained->nout, plain.nout);
+    assert_memory_equal(chained->out, plain.out, plain.nout);
+}
+
+/* A tag that is none of ours: ABORT TASK on that nexus at once; the read
+ * the target dropped for it times out and is aborted by its own tag. */
+static void resel_lying_tag(void **state)
+{
+    (void)state;
+    outcome o;
+    check_fault(F_LIE_TAG, &o);
+    assert_int_equal(o.st1, PCAM_CMD_TIMEOUT);
+    assert_int_equal(o.abort_task, 2);
+    assert_int_equal(o.timeouts, 1);
+}
+
+/* An IDENTIFY of a LUN with nothing disconnected: the core answers the
+ * byte it holds (the chained tag) with ATN and ABORT TASK SET. */
+static void resel_lying_lun(void **state)
+{
+    (void)state;
+    outcome o;
+    check_fault(F_LIE_LUN, &o);
+    assert_int_equal(o.abort_set, 1);
+    assert_int_not_equal(o.st1, PCAM_REQ_CMP);
+}
+
+/* The chained tag byte with a parity error: MESSAGE PARITY ERROR, the
+ * target sends the tag message again and the read completes. */
+static void resel_tag_parity(void **state)
+{
+    (void)state;
+    outcome o;
+    check_fault(F_TAG_PARITY, &o);
+    assert_int_equal(o.st1, PCAM_REQ_CMP);
+    assert_int_equal(o.parity_msg, 1);
+    assert_int_equal(o.parity_errors, 1);
+    assert_int_equal(o.timeouts, 0);
+}
+
+/* The target drops the bus after the IDENTIFY the chip accepted: an
+ * unexpected bus free; the read it forgot times out. */
+static void resel_free_after_identify(void **state)
+{
+    (void)state;
+    outcome o;
+    check_fault(F_FREE_AFTER_IDENTIFY, &o);
+    assert_int_equal(o.st1, PCAM_CMD_TIMEOUT);
+    assert_int_equal(o.timeouts, 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(events_of_one_read),
         cmocka_unit_test(same_outcomes),
+        cmocka_unit_test(resel_lying_tag),
+        cmocka_unit_test(resel_lying_lun),
+        cmocka_unit_test(resel_tag_parity),
+        cmocka_unit_test(resel_free_after_identify),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
