@@ -560,6 +560,49 @@ static void note_select_msgs(pcam_bus *bus, const pcam_hal_event *ev)
         bus->eng.expect_free = EF_ABORT;
 }
 
+/*
+ * The two chained events every disconnecting command brings: the selection
+ * that ends in an accepted DISCONNECT, and the data transfer that ends in
+ * its status and an accepted COMMAND COMPLETE, both with the bus free.
+ * The general path replays them as the steps a non-chaining chip reports
+ * (status transfer, message byte, accept), a dozen calls deep; these do in
+ * one step what those leave behind, and only when nothing else is in play
+ * (no parity error, no negotiation in flight, a command of ours). The
+ * tests run every case on chips that chain and that do not and compare.
+ */
+static bool fast_disconnect(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    pcam_ccb *c = bus->eng.nexus;
+    if (ev->took != (PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_ACCEPTED) || ev->msg != PCAM_MSG_DISCONNECT ||
+        ev->phase != PCAM_PHASE_BUS_FREE || c == NULL || bus->eng.sel_kind != SK_IO ||
+        bus->eng.msgin_len != 0)
+        return false;
+    PCAM_COUNT(bus->targets[c->target], disconnects);
+    bus->eng.expect_free = EF_DISCONNECT;
+    bus->eng.took = 0;
+    pcam_eng_on_bus_free(bus);
+    return true;
+}
+
+static bool fast_complete(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    pcam_ccb *c = bus->eng.nexus;
+    if (ev->took != (PCAM_HAL_TOOK_STATUS | PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_ACCEPTED) ||
+        ev->msg != PCAM_MSG_COMMAND_COMPLETE || ev->phase != PCAM_PHASE_BUS_FREE ||
+        ev->parity_error || ev->count == 0 || c == NULL || bus->eng.xfer_kind != XK_DATA ||
+        bus->eng.sel_kind != SK_IO || bus->eng.msgin_len != 0 || (c->priv.flags & PCAM_CF_NEGO) != 0)
+        return false;
+    c->priv.data_ptr += ev->count;
+    bus->eng.zero_xfers = 0;
+    bus->eng.engine_flags &= (uint8_t)~EGF_TAG_MAY_FOLLOW;
+    bus->eng.status_byte = ev->status;
+    bus->eng.expect_free = EF_COMPLETE;
+    bus->eng.took = 0;
+    bus->eng.state = ES_CONNECTED;
+    pcam_eng_on_bus_free(bus);
+    return true;
+}
+
 static ENG_NOINLINE void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_ccb *c = bus->eng.nexus;
@@ -573,6 +616,8 @@ static ENG_NOINLINE void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
             pcam_nego_cancel(bus, c->target);
         }
     }
+    if (fast_disconnect(bus, ev))
+        return;
     pcam_eng_after_action(bus, ev);
 }
 
@@ -620,6 +665,8 @@ static ENG_NOINLINE void on_sel_timeout(pcam_bus *bus)
 static ENG_NOINLINE void on_xfer_done(pcam_bus *bus, const pcam_hal_event *ev)
 {
     pcam_ccb *c = bus->eng.nexus;
+    if (fast_complete(bus, ev))
+        return;
     pcam_phase end = action_end_phase(ev);
     if (ev->count == 0 && (uint8_t)end == bus->eng.xfer_phase && !ev->parity_error) {
         if (++bus->eng.zero_xfers >= PCAM_ZERO_XFER_LIMIT) {

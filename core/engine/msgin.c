@@ -111,6 +111,34 @@ static void identify_in(pcam_bus *bus, uint8_t target, uint8_t byte)
     accept(bus, false);
 }
 
+/* A chained reselection (IDENTIFY, tag message, tag byte held) naming a
+ * disconnected tagged command of ours: what identify_in() and tag_in()
+ * would do on the general path, without replaying each byte through the
+ * message decoder. Anything else goes the general way. */
+static bool fast_tagged_reselect(pcam_bus *bus, const pcam_hal_event *ev)
+{
+    uint8_t target = ev->target;
+    uint8_t lun = ev->byte & PCAM_MSG_IDENTIFY_LUN_MASK;
+    if (ev->took != (PCAM_HAL_TOOK_IDENTIFY | PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_TAG) ||
+        ev->phase != PCAM_PHASE_MSG_IN || ev->msg < PCAM_MSG_SIMPLE_TAG ||
+        ev->msg > PCAM_MSG_ORDERED_TAG ||
+        (ev->byte & (PCAM_MSG_IDENTIFY_RESERVED | PCAM_MSG_IDENTIFY_LUNTAR)) != 0 ||
+        (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0)
+        return false;
+    const pcam_lun *l = pcam_core_lun(bus, target, lun);
+    if (l == NULL || l->q.active.count <= l->q.active_untagged)
+        return false;
+    pcam_ccb *c = pcam_q_find_tag(bus, target, lun, ev->tag);
+    if (c == NULL || (c->priv.flags & PCAM_CF_DISCONNECTED) == 0)
+        return false;
+    bus->eng.state = ES_CONNECTED;
+    bus->eng.conn_target = target;
+    bus->eng.conn_lun = lun;
+    reconnect(bus, c);
+    pcam_eng_set_action(bus, ACT_ACCEPT, bus->hal.ops->msg_accept(bus->hal.sc, false));
+    return true;
+}
+
 void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
 {
     if (ev->target >= bus->caps.max_targets || ev->target == bus->caps.initiator_id) {
@@ -135,6 +163,8 @@ void pcam_eng_reselected(pcam_bus *bus, const pcam_hal_event *ev)
         /* Chained reselection: what came after the IDENTIFY is applied once
          * the nexus is known, where its accept would have gone on
          * (pcam_eng_accepted). */
+        if (fast_tagged_reselect(bus, ev))
+            return;
         bus->eng.took = ev->took;
         bus->eng.took_msg = ev->msg;
         bus->eng.took_status = ev->tag; /* no status byte in a reselection */
