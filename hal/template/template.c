@@ -26,7 +26,9 @@
  *  6. Keep set_xfer's per-target period/offset/width and program them into
  *     the chip at every selection and reselection of that target.
  *  7. Listen for reselection whenever the bus is free, and report it with
- *     the target's IDENTIFY byte still held (the core accepts it).
+ *     the target's IDENTIFY byte still held (the core accepts it), or
+ *     accepted with the tag message taken ("chained reselection" in
+ *     pcam_hal.h; this template does not).
  *  8. Refuse a call in the wrong state (an action while one runs, a
  *     transfer in the wrong phase) with a negative pcam_err and a
  *     PCAM_HAL_EV_GROSS_ERROR event: the core then resets the chip.
