@@ -111,7 +111,9 @@ done
 echo
 echo "== 3b. the back-ends' own instructions per command (callgrind self cost of the"
 echo "   functions defined in each back-end's folder; register accesses and the"
-echo "   simulator or qtest behind them not counted), warm-up included"
+echo "   simulator or qtest behind them not counted), warm-up included, and the"
+echo "   core's own on the same run (self cost of the functions in core/: on a"
+echo "   script-level chip such as hal/sym, the pcam_bus_hal_* callbacks it makes)"
 # backend OUT COMMANDS LABEL: the instructions per command in hal/ folders
 backend() {
   callgrind_annotate --auto=no --inclusive=no --threshold=100 "$1" 2>/dev/null |
@@ -120,6 +122,7 @@ backend() {
       /hal\/sim\/sim_cmdlevel[^ ]*:/ { k["hal/sim command-level adapter"] += num($1) }
       /hal\/esp\/[^ ]*:/ { k["hal/esp"] += num($1) }
       /hal\/sym\/[^ ]*:/ { k["hal/sym"] += num($1) }
+      /(^|[ /])core\/[^ ]*:/ { k["core/"] += num($1) }
       END { for (f in k) printf "  %-56s %s: %6.0f\n", label, f, k[f] / c }'
 }
 PCAM_SIM_LEVEL=cmd valgrind --tool=callgrind --callgrind-out-file="$out" \
