@@ -17,6 +17,19 @@
  */
 #include "engine_internal.h"
 
+/* pcam_engine_kick() reads the flag under the name engine_inline.h gives it. */
+typedef char dec_full_bit_agrees[(EGF_HAL_FULL == PCAM_ENG_HAL_FULL) ? 1 : -1];
+
+/* After a refusal for want of room the core starts commands only as
+ * reports make room (each pcam_bus_hal_done() frees the slot it names),
+ * instead of taking a command from the queues, being refused and putting
+ * it back after every report. The refusal may have been a passing shortage
+ * (the room can grow by other ways than reports), so after this many
+ * reports the core tries past the count again; a bus reset (the back-end
+ * forgets everything) or a device reset (what it held for that device)
+ * ends the count at once. */
+#define DEC_PROBE_DONES 32u
+
 bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile)
 {
     const pcam_hal_ops *o = hal->ops;
@@ -97,6 +110,8 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     int rc = bus->hal.cmd->start(bus->hal.sc, &d);
     if (rc == PCAM_ERR_NOSPACE) {
         bus->eng.engine_flags |= EGF_HAL_FULL;
+        bus->eng.hal_room = 0;
+        bus->eng.hal_dones = 0;
         return false;
     }
     if (rc < 0) {
@@ -115,6 +130,8 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     c->priv.recovery |= DEC_AT_HAL;
     if (sense)
         bus->eng.nexus = c;
+    if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0 && bus->eng.hal_room > 0)
+        bus->eng.hal_room--;
     return true;
 }
 
@@ -229,7 +246,7 @@ void pcam_dec_kick(pcam_bus *bus)
             dec_start_mgmt(bus, pcam_ccbq_pop_head(&bus->eng.mgmt));
             continue;
         }
-        if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0)
+        if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0 && bus->eng.hal_room == 0)
             return;
         pcam_ccb *c = pcam_q_next(bus, now);
         if (c == NULL)
@@ -280,10 +297,10 @@ static void dec_adapter_sense(pcam_bus *bus, pcam_ccb *c, const pcam_hal_cmd_res
     pcam_eng_apply(bus, c, a, delay);
 }
 
-int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
-                      const pcam_hal_cmd_result *res)
+int pcam_dec_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
+                  const pcam_hal_cmd_result *res)
 {
-    if (bus == NULL || handle == NULL || res == NULL)
+    if (handle == NULL || res == NULL)
         return PCAM_ERR_NULL;
     pcam_ccb *c = pcam_dec_active(bus) ? dec_find(bus, handle, target, lun) : NULL;
     if (c == NULL)
@@ -291,7 +308,12 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     bool sense = (c->priv.flags & PCAM_CF_SENSE) != 0;
     uint32_t st = res->status & PCAM_STATUS_MASK;
     c->priv.recovery &= (uint8_t)~DEC_AT_HAL;
-    bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL; /* room again */
+    if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0) {
+        if (++bus->eng.hal_dones >= DEC_PROBE_DONES)
+            bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL; /* try past the count */
+        else if (bus->eng.hal_room < UINT8_MAX)
+            bus->eng.hal_room++; /* room for one more */
+    }
     if (bus->eng.nexus == c)
         bus->eng.nexus = NULL;
     if (!sense && st == PCAM_REQ_ABORTED && (c->priv.recovery & DEC_ABORT_SENT) != 0) {
@@ -364,10 +386,8 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     return PCAM_OK;
 }
 
-int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
+int pcam_dec_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
 {
-    if (bus == NULL)
-        return PCAM_ERR_NULL;
     /* Only these say something a caller can act on; "no such device" must
      * not read as "refused" (a UEFI caller gets EFI_INVALID_PARAMETER for
      * the one, EFI_UNSUPPORTED for the other). */
@@ -384,6 +404,9 @@ int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun
         pcam_core_complete(bus, m, status);
     }
     if (ok) {
+        /* The back-end forgot what it held for the device: room it did not
+         * report. */
+        bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL;
         /* Shared with the phase-level path: tasks taken down (victims fail,
          * bystanders requeue without a retry), agreement reset, events. */
         pcam_eng_recovery_success(bus, lun_reset ? PCAM_MSG_LOGICAL_UNIT_RESET : PCAM_MSG_TARGET_RESET,

@@ -26,6 +26,15 @@ static inline const pcam_ccb *pcam_engine_sense_head(const pcam_bus *bus)
 {
     return bus->eng.sense_head;
 }
+/* A script/command-level back-end refused a command for want of room and
+ * has reported none since that would make room (decide.c): nothing new can
+ * be started. The bit is EGF_HAL_FULL of engine_internal.h (decide.c checks
+ * that they agree). */
+#define PCAM_ENG_HAL_FULL 2u
+static inline bool pcam_engine_hal_no_room(const pcam_bus *bus)
+{
+    return (bus->eng.engine_flags & PCAM_ENG_HAL_FULL) != 0 && bus->eng.hal_room == 0;
+}
 /* When the core next needs a tick (UINT64_MAX: never). Asked after every
  * entry point, so the usual answer (no recovery step, no settle delay,
  * running) is inline; `t` so far goes to the rest. */

@@ -116,7 +116,7 @@ pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_co
     pcam_engine_init(bus);
     pcam_dec_attach(bus);
     bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
-    bus->xpt.deadline_cached = !pcam_dec_active(bus);
+    bus->xpt.deadline_cached = true;
     return PCAM_OK;
 }
 
@@ -149,11 +149,11 @@ static XPT_INLINE void leave(pcam_bus *bus, bool outer)
         pcam_core_run_completions(bus);
     }
     /* The deadline only moves inside the core, and a shim asks for it after
-     * every call (or every polling step): work it out once here. */
+     * every call (or every polling step): work it out once here. The
+     * back-end reports that can move it outside an entry point drop the
+     * cache (pcam_bus_hal_done() below). */
     bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
-    /* A script- or command-level back-end calls the core's decision entry
-     * points from outside pcam_bus_intr(): there the cache could go stale. */
-    bus->xpt.deadline_cached = !pcam_dec_active(bus);
+    bus->xpt.deadline_cached = true;
     bus->xpt.in_core = false;
 }
 
@@ -430,10 +430,36 @@ bool pcam_bus_poll(pcam_bus *bus)
 
 uint64_t pcam_bus_next_deadline(const pcam_bus *bus)
 {
-    /* Not cached inside the core (a callback asking), nor on a script- or
-     * command-level bus (see leave()). */
+    /* Not cached inside the core (a callback asking), nor after a back-end
+     * report made outside an entry point (below). */
     return bus->xpt.deadline_cached ? bus->xpt.next_deadline_ns : pcam_engine_next_deadline(bus);
 }
+
+#if PCAM_CFG_CMDLEVEL
+/* The two back-end reports that can move a timer (a retry delay, a hold, a
+ * recovery step ended or escalated). The contract has the back-end make
+ * them from inside an op the core called, where the cache is already off
+ * and leave() works the deadline out again; made from anywhere else (a
+ * harness, a back-end's own interrupt handler), the cached answer would
+ * be stale, so it is dropped. The other decision entry points touch only
+ * negotiation, tag and event state, never a timer. */
+int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
+                      const pcam_hal_cmd_result *res)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    bus->xpt.deadline_cached = false;
+    return pcam_dec_done(bus, handle, target, lun, res);
+}
+
+int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    bus->xpt.deadline_cached = false;
+    return pcam_dec_reset_done(bus, target, lun, lun_reset, status);
+}
+#endif
 
 void pcam_bus_shutdown(pcam_bus *bus)
 {

@@ -153,7 +153,9 @@ typedef struct pcam_bus_engine {
     uint8_t took_msg;           /**< Their first message-in byte. */
     uint8_t took_phase;         /**< The phase the back-end reported after them. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
-    uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
+    uint8_t scratch[2];         /**< Bit bucket for an overrun the core refuses to take. */
+    uint8_t hal_room;           /**< Script/command level, after a refusal for want of room: commands the back-end has room for. */
+    uint8_t hal_dones;          /**< Script/command level: reports since that refusal (room is probed again after some). */
     uint8_t sense_got;          /**< Valid bytes in sense_buf. */
     bool shut_down;             /**< Shut down, or the chip is dead: nothing more is started. */
     uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */
