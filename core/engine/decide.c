@@ -255,7 +255,7 @@ void pcam_dec_kick(pcam_bus *bus)
     }
 }
 
-/* ---- entry points the back-end calls ---- */
+/* ---- what the back-end reports and asks (core/xpt's pcam_bus_hal_*) ---- */
 
 /* A reset or an abort taken through the shared recovery path may have taken
  * down the command whose REQUEST SENSE was at the back-end (requeued or
@@ -420,9 +420,9 @@ int pcam_dec_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_res
     return PCAM_OK;
 }
 
-int pcam_bus_hal_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
+int pcam_dec_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
 {
-    if (bus == NULL || buf == NULL)
+    if (buf == NULL)
         return PCAM_ERR_NULL;
     if (target >= bus->caps.max_targets || target == bus->caps.initiator_id)
         return PCAM_ERR_RANGE;
@@ -431,9 +431,9 @@ int pcam_bus_hal_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t 
     return pcam_nego_start(bus, target, buf, cap);
 }
 
-void pcam_bus_hal_nego_end(pcam_bus *bus, uint8_t target, bool sent)
+void pcam_dec_nego_end(pcam_bus *bus, uint8_t target, bool sent)
 {
-    if (bus == NULL || target >= bus->caps.max_targets)
+    if (target >= bus->caps.max_targets)
         return;
     /* Going on after our answer to its own request means it accepted;
      * nego tells the two cases apart. */
@@ -450,10 +450,10 @@ static int dec_reject(pcam_bus *bus, uint8_t target, uint8_t lun, uint8_t code, 
     return 1;
 }
 
-int pcam_bus_hal_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
-                        uint8_t *reply, size_t cap)
+int pcam_dec_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
+                    uint8_t *reply, size_t cap)
 {
-    if (bus == NULL || msg == NULL || reply == NULL)
+    if (msg == NULL || reply == NULL)
         return PCAM_ERR_NULL;
     if (target >= bus->caps.max_targets || len == 0)
         return PCAM_ERR_RANGE;
@@ -473,11 +473,8 @@ int pcam_bus_hal_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_
     return dec_reject(bus, target, lun, msg[0], reply);
 }
 
-int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next,
-                            size_t cap)
+int pcam_dec_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next, size_t cap)
 {
-    if (bus == NULL)
-        return PCAM_ERR_NULL;
     if (target >= bus->caps.max_targets)
         return PCAM_ERR_RANGE;
     pcam_core_event(bus, PCAM_EV_MSG_REJECT, target, 0xFF, rejected);
@@ -497,9 +494,9 @@ int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uin
     return n > 0 ? n : 0;
 }
 
-void pcam_bus_hal_parity(pcam_bus *bus, uint8_t target)
+void pcam_dec_parity(pcam_bus *bus, uint8_t target)
 {
-    if (bus == NULL || target >= bus->caps.max_targets)
+    if (target >= bus->caps.max_targets)
         return;
     pcam_core_event(bus, PCAM_EV_PARITY, target, 0xFF, 0);
     pcam_nego_parity(bus, target);

@@ -277,11 +277,17 @@ static inline bool pcam_dec_active(const pcam_bus *bus)
 }
 /* pcam_bus_init's last step: tell the back-end its bus. */
 void pcam_dec_attach(pcam_bus *bus);
-/* pcam_bus_hal_done() and pcam_bus_hal_reset_done() past core/xpt, which
- * owns the public names because these two can move the next deadline. */
+/* The pcam_bus_hal_*() entry points (pcam_hal.h) past core/xpt, which owns
+ * the public names and checks `bus` (it notes that the back-end called). */
 int pcam_dec_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
                   const pcam_hal_cmd_result *res);
 int pcam_dec_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status);
+int pcam_dec_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap);
+void pcam_dec_nego_end(pcam_bus *bus, uint8_t target, bool sent);
+int pcam_dec_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
+                    uint8_t *reply, size_t cap);
+int pcam_dec_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next, size_t cap);
+void pcam_dec_parity(pcam_bus *bus, uint8_t target);
 /* pcam_engine_kick for these profiles: start autosense, recovery steps,
  * device resets and new commands at the back-end. */
 void pcam_dec_kick(pcam_bus *bus);

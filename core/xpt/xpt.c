@@ -149,12 +149,27 @@ static XPT_INLINE void leave(pcam_bus *bus, bool outer)
         pcam_core_run_completions(bus);
     }
     /* The deadline only moves inside the core, and a shim asks for it after
-     * every call (or every polling step): work it out once here. The
-     * back-end reports that can move it outside an entry point drop the
-     * cache (pcam_bus_hal_done() below). */
+     * every call (or every polling step): work it out once here. */
     bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
     bus->xpt.deadline_cached = true;
+    bus->xpt.touched = false;
     bus->xpt.in_core = false;
+}
+
+/* An interrupt or a polling step that found nothing: the chip reported no
+ * event and the back-end made no pcam_bus_hal_*() call (a command-level
+ * adapter's firmware often runs a bus step of its own and has nothing for
+ * the core). Everything is as the last way out left it: the kick found
+ * nothing to start then (what it waits for, a settle delay or a hold, is a
+ * timer, and the tick comes at the deadline), no completion waits, and the
+ * deadline worked out then is still the answer. Outer level only. */
+static XPT_INLINE bool idle_way_out(pcam_bus *bus, bool outer, bool any)
+{
+    if (any || !outer || bus->xpt.touched)
+        return false;
+    bus->xpt.deadline_cached = true;
+    bus->xpt.in_core = false;
+    return true;
 }
 
 /* ---- request validation ---- */
@@ -403,7 +418,8 @@ void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
 void pcam_bus_intr(pcam_bus *bus)
 {
     bool outer = enter(bus);
-    pcam_engine_events(bus);
+    if (idle_way_out(bus, outer, pcam_engine_events(bus)))
+        return;
     leave(bus, outer);
 }
 
@@ -423,6 +439,8 @@ bool pcam_bus_poll(pcam_bus *bus)
         pcam_engine_tick(bus, now);
         did = true;
     }
+    if (idle_way_out(bus, outer, did))
+        return false;
     bool had_done = pcam_core_has_done(bus);
     leave(bus, outer);
     return did || had_done;
@@ -436,19 +454,25 @@ uint64_t pcam_bus_next_deadline(const pcam_bus *bus)
 }
 
 #if PCAM_CFG_CMDLEVEL
-/* The two back-end reports that can move a timer (a retry delay, a hold, a
- * recovery step ended or escalated). The contract has the back-end make
- * them from inside an op the core called, where the cache is already off
- * and leave() works the deadline out again; made from anywhere else (a
- * harness, a back-end's own interrupt handler), the cached answer would
- * be stale, so it is dropped. The other decision entry points touch only
- * negotiation, tag and event state, never a timer. */
+/* What a script/command-level back-end reports and asks (pcam_hal.h,
+ * hal_cmd): decide.c answers; here the call is noted, so the way out of
+ * the core that follows does its whole work (idle_way_out()). The contract
+ * has the back-end call from inside an op the core called, where the
+ * deadline cache is already off; a call from anywhere else (a harness, an
+ * adapter's own interrupt handler) must not leave it stale either: a
+ * report can set a retry delay or a hold, or end a recovery step. */
+static XPT_INLINE void reported(pcam_bus *bus)
+{
+    bus->xpt.touched = true;
+    bus->xpt.deadline_cached = false;
+}
+
 int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
                       const pcam_hal_cmd_result *res)
 {
     if (bus == NULL)
         return PCAM_ERR_NULL;
-    bus->xpt.deadline_cached = false;
+    reported(bus);
     return pcam_dec_done(bus, handle, target, lun, res);
 }
 
@@ -456,8 +480,50 @@ int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun
 {
     if (bus == NULL)
         return PCAM_ERR_NULL;
-    bus->xpt.deadline_cached = false;
+    reported(bus);
     return pcam_dec_reset_done(bus, target, lun, lun_reset, status);
+}
+
+int pcam_bus_hal_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_nego_start(bus, target, buf, cap);
+}
+
+void pcam_bus_hal_nego_end(pcam_bus *bus, uint8_t target, bool sent)
+{
+    if (bus == NULL)
+        return;
+    reported(bus);
+    pcam_dec_nego_end(bus, target, sent);
+}
+
+int pcam_bus_hal_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
+                        uint8_t *reply, size_t cap)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_msg_in(bus, target, lun, msg, len, reply, cap);
+}
+
+int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next,
+                            size_t cap)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_msg_reject(bus, target, rejected, next, cap);
+}
+
+void pcam_bus_hal_parity(pcam_bus *bus, uint8_t target)
+{
+    if (bus == NULL)
+        return;
+    reported(bus);
+    pcam_dec_parity(bus, target);
 }
 #endif
 

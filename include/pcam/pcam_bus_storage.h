@@ -218,7 +218,8 @@ typedef struct pcam_bus_events {
 typedef struct pcam_bus_xpt {
     uint64_t next_deadline_ns;  /**< pcam_bus_next_deadline()'s answer, worked out once as each entry point returns. */
     bool in_core;               /**< Re-entrancy guard for completions. */
-    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */
+    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, no back-end report since). */
+    bool touched;               /**< A pcam_bus_hal_*() call came in since the core last worked out its next step. */
     uint8_t internal_buf[PCAM_CFG_SCAN_BUF]; /**< Data buffer of the internal CCB. */
     struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
 } pcam_bus_xpt;

@@ -7,6 +7,8 @@
  *    entry point returns; a pcam_bus_hal_done() made outside any entry
  *    point (which the contract does not ask for, but a harness or an
  *    adapter's own interrupt handler may do) must not leave it stale;
+ *  - an interrupt or polling step with nothing reported skips that work,
+ *    but not after such a report: its completion and room are used then;
  *  - after a start refused for want of room, the core starts commands only
  *    as reports make room, instead of being refused after every report;
  *  - that count is probed again, so room that grew without a report (the
@@ -279,6 +281,48 @@ static void deadline_after_outside_report(void **state)
     rig_free(r);
 }
 
+/* An interrupt or a polling step in which the chip reports nothing and the
+ * adapter calls nothing takes a short way out; a report made before it,
+ * from outside the core, still gets its completion delivered and its room
+ * used by that way out. */
+static void outside_report_then_quiet_entry(bool polled)
+{
+    rig *r = rig_new(1);
+    submit(&r->c[0], 0);
+    submit(&r->c[1], 0);
+    assert_int_equal(fk.nheld, 1);
+    assert_int_equal(fk.refused, 1);
+    assert_ptr_equal(fk.held[0].handle, &r->c[0].ccb);
+    report_one(0, 0x00);
+    assert_int_equal(r->c[0].done, 0); /* delivered when the core unwinds */
+    if (polled)
+        assert_true(pcam_bus_poll(&r->bus));
+    else
+        interrupt_reporting(r, 0);
+    assert_int_equal(r->c[0].done, 1);
+    assert_int_equal(fk.nheld, 1);
+    assert_ptr_equal(fk.held[0].handle, &r->c[1].ccb);
+    /* Nothing more happens: the short way, and nothing to say. */
+    if (polled)
+        assert_false(pcam_bus_poll(&r->bus));
+    else
+        interrupt_reporting(r, 0);
+    assert_int_equal(fk.started, 2);
+    rig_free(r);
+}
+
+static void outside_report_then_interrupt(void **state)
+{
+    (void)state;
+    outside_report_then_quiet_entry(false);
+}
+
+static void outside_report_then_poll(void **state)
+{
+    (void)state;
+    outside_report_then_quiet_entry(true);
+}
+
 static void full_adapter_refuses_once(void **state)
 {
     (void)state;
@@ -357,6 +401,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(deadline_after_outside_report),
+        cmocka_unit_test(outside_report_then_interrupt),
+        cmocka_unit_test(outside_report_then_poll),
         cmocka_unit_test(full_adapter_refuses_once),
         cmocka_unit_test(passing_shortage_is_probed),
         cmocka_unit_test(device_reset_frees_room),
