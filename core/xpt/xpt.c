@@ -171,7 +171,6 @@ static XPT_INLINE bool idle_way_out(pcam_bus *bus, bool outer, bool any)
     bus->xpt.in_core = false;
     return true;
 }
-
 /* ---- request validation ---- */
 
 static uint32_t check_path(const pcam_bus *bus, const pcam_ccb *ccb)
@@ -196,6 +195,19 @@ static uint32_t sg_total(const pcam_scsiio *io, uint32_t *total)
     return PCAM_REQ_CMP;
 }
 
+/* Is the CDB's length the one its opcode group gives? The fixed-length
+ * groups (SPC: 0 six bytes, 1 and 2 ten, 4 sixteen, 5 twelve) answer here,
+ * as every read and write does; the others (variable length, reserved,
+ * vendor specific) are pcam_cdb_check()'s to judge. */
+static bool cdb_len_ok(const uint8_t *cdb, uint8_t len)
+{
+    static const uint8_t fixed[8] = {6, 10, 10, 0, 16, 12, 0, 0};
+    uint8_t want = fixed[cdb[0] >> 5];
+    if (want != 0)
+        return len == want;
+    return pcam_cdb_check(cdb, len) == PCAM_OK;
+}
+
 static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
 {
     const pcam_scsiio *io = &ccb->u.io;
@@ -206,7 +218,7 @@ static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
         return PCAM_REQ_INVALID;
     /* The CDB length must agree with the opcode group, unless the caller
      * is a pass-through that leaves that judgement to the target. */
-    if ((ccb->flags & PCAM_CCB_PASSTHRU) == 0 && pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
+    if ((ccb->flags & PCAM_CCB_PASSTHRU) == 0 && !cdb_len_ok(io->cdb, io->cdb_len))
         return PCAM_REQ_INVALID;
     if (io->dir > PCAM_DIR_OUT)
         return PCAM_REQ_INVALID;
