@@ -339,9 +339,9 @@ int pcam_dec_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun
             return PCAM_OK;
         }
         bool qfull = !sense && res->scsi_status == 0x28 && res->held_known;
-        pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
+        pcam_lun *l = qfull ? pcam_core_lun(bus, c->target, c->lun) : NULL;
         pcam_eng_finish_io(bus, c);
-        if (qfull && l != NULL && c->priv.state == PCAM_CS_PENDING) {
+        if (l != NULL && c->priv.state == PCAM_CS_PENDING) {
             /* The queue took the depth from the commands it had issued, but
              * some of those were still waiting in the adapter: the target
              * held only what the back-end had sent it. */
