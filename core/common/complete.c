@@ -7,17 +7,38 @@
  */
 #include "pcam_core.h"
 
+/* The list is only ever appended to and emptied from the front, here: its
+ * links are kept as core/common/ccbq.c keeps them, without a call per CCB
+ * (one completion per command on every path). */
 void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {
+    pcam_ccb_queue *q = &bus->ev.done_q;
     ccb->status = status;
     ccb->priv.state = PCAM_CS_DONE;
-    pcam_ccbq_push_tail(&bus->ev.done_q, ccb);
+    ccb->priv.next = NULL;
+    ccb->priv.prev = q->tail;
+    if (q->tail != NULL)
+        q->tail->priv.next = ccb;
+    else
+        q->head = ccb;
+    q->tail = ccb;
+    q->count++;
 }
 
 void pcam_core_run_completions(pcam_bus *bus)
 {
+    pcam_ccb_queue *q = &bus->ev.done_q;
     pcam_ccb *ccb;
-    while ((ccb = pcam_ccbq_pop_head(&bus->ev.done_q)) != NULL) {
+    /* A callback may complete more (a request refused at once): they are
+     * delivered in this same loop, in order. */
+    while ((ccb = q->head) != NULL) {
+        q->head = ccb->priv.next;
+        if (q->head != NULL)
+            q->head->priv.prev = NULL;
+        else
+            q->tail = NULL;
+        q->count--;
+        ccb->priv.next = NULL;
         ccb->priv.state = PCAM_CS_FREE;
         ccb->priv.magic = 0;
         /* The callback may resubmit this very CCB, so nothing touches it after. */

@@ -17,6 +17,19 @@
  */
 #include "engine_internal.h"
 
+/* pcam_engine_kick() reads the flag under the name engine_inline.h gives it. */
+typedef char dec_full_bit_agrees[(EGF_HAL_FULL == PCAM_ENG_HAL_FULL) ? 1 : -1];
+
+/* After a refusal for want of room the core starts commands only as
+ * reports make room (each pcam_bus_hal_done() frees the slot it names),
+ * instead of taking a command from the queues, being refused and putting
+ * it back after every report. The refusal may have been a passing shortage
+ * (the room can grow by other ways than reports), so after this many
+ * reports the core tries past the count again; a bus reset (the back-end
+ * forgets everything) or a device reset (what it held for that device)
+ * ends the count at once. */
+#define DEC_PROBE_DONES 32u
+
 bool pcam_dec_hal_ok(const pcam_hal *hal, pcam_hal_profile profile)
 {
     const pcam_hal_ops *o = hal->ops;
@@ -97,6 +110,8 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     int rc = bus->hal.cmd->start(bus->hal.sc, &d);
     if (rc == PCAM_ERR_NOSPACE) {
         bus->eng.engine_flags |= EGF_HAL_FULL;
+        bus->eng.hal_room = 0;
+        bus->eng.hal_dones = 0;
         return false;
     }
     if (rc < 0) {
@@ -115,6 +130,8 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
     c->priv.recovery |= DEC_AT_HAL;
     if (sense)
         bus->eng.nexus = c;
+    if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0 && bus->eng.hal_room > 0)
+        bus->eng.hal_room--;
     return true;
 }
 
@@ -229,7 +246,7 @@ void pcam_dec_kick(pcam_bus *bus)
             dec_start_mgmt(bus, pcam_ccbq_pop_head(&bus->eng.mgmt));
             continue;
         }
-        if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0)
+        if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0 && bus->eng.hal_room == 0)
             return;
         pcam_ccb *c = pcam_q_next(bus, now);
         if (c == NULL)
@@ -238,7 +255,7 @@ void pcam_dec_kick(pcam_bus *bus)
     }
 }
 
-/* ---- entry points the back-end calls ---- */
+/* ---- what the back-end reports and asks (core/xpt's pcam_bus_hal_*) ---- */
 
 /* A reset or an abort taken through the shared recovery path may have taken
  * down the command whose REQUEST SENSE was at the back-end (requeued or
@@ -280,10 +297,10 @@ static void dec_adapter_sense(pcam_bus *bus, pcam_ccb *c, const pcam_hal_cmd_res
     pcam_eng_apply(bus, c, a, delay);
 }
 
-int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
-                      const pcam_hal_cmd_result *res)
+int pcam_dec_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
+                  const pcam_hal_cmd_result *res)
 {
-    if (bus == NULL || handle == NULL || res == NULL)
+    if (handle == NULL || res == NULL)
         return PCAM_ERR_NULL;
     pcam_ccb *c = pcam_dec_active(bus) ? dec_find(bus, handle, target, lun) : NULL;
     if (c == NULL)
@@ -291,7 +308,12 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     bool sense = (c->priv.flags & PCAM_CF_SENSE) != 0;
     uint32_t st = res->status & PCAM_STATUS_MASK;
     c->priv.recovery &= (uint8_t)~DEC_AT_HAL;
-    bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL; /* room again */
+    if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0) {
+        if (++bus->eng.hal_dones >= DEC_PROBE_DONES)
+            bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL; /* try past the count */
+        else if (bus->eng.hal_room < UINT8_MAX)
+            bus->eng.hal_room++; /* room for one more */
+    }
     if (bus->eng.nexus == c)
         bus->eng.nexus = NULL;
     if (!sense && st == PCAM_REQ_ABORTED && (c->priv.recovery & DEC_ABORT_SENT) != 0) {
@@ -317,9 +339,9 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
             return PCAM_OK;
         }
         bool qfull = !sense && res->scsi_status == 0x28 && res->held_known;
-        pcam_lun *l = pcam_core_lun(bus, c->target, c->lun);
+        pcam_lun *l = qfull ? pcam_core_lun(bus, c->target, c->lun) : NULL;
         pcam_eng_finish_io(bus, c);
-        if (qfull && l != NULL && c->priv.state == PCAM_CS_PENDING) {
+        if (l != NULL && c->priv.state == PCAM_CS_PENDING) {
             /* The queue took the depth from the commands it had issued, but
              * some of those were still waiting in the adapter: the target
              * held only what the back-end had sent it. */
@@ -364,10 +386,8 @@ int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t
     return PCAM_OK;
 }
 
-int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
+int pcam_dec_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
 {
-    if (bus == NULL)
-        return PCAM_ERR_NULL;
     /* Only these say something a caller can act on; "no such device" must
      * not read as "refused" (a UEFI caller gets EFI_INVALID_PARAMETER for
      * the one, EFI_UNSUPPORTED for the other). */
@@ -384,6 +404,9 @@ int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun
         pcam_core_complete(bus, m, status);
     }
     if (ok) {
+        /* The back-end forgot what it held for the device: room it did not
+         * report. */
+        bus->eng.engine_flags &= (uint8_t)~EGF_HAL_FULL;
         /* Shared with the phase-level path: tasks taken down (victims fail,
          * bystanders requeue without a retry), agreement reset, events. */
         pcam_eng_recovery_success(bus, lun_reset ? PCAM_MSG_LOGICAL_UNIT_RESET : PCAM_MSG_TARGET_RESET,
@@ -397,9 +420,9 @@ int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun
     return PCAM_OK;
 }
 
-int pcam_bus_hal_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
+int pcam_dec_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
 {
-    if (bus == NULL || buf == NULL)
+    if (buf == NULL)
         return PCAM_ERR_NULL;
     if (target >= bus->caps.max_targets || target == bus->caps.initiator_id)
         return PCAM_ERR_RANGE;
@@ -408,9 +431,9 @@ int pcam_bus_hal_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t 
     return pcam_nego_start(bus, target, buf, cap);
 }
 
-void pcam_bus_hal_nego_end(pcam_bus *bus, uint8_t target, bool sent)
+void pcam_dec_nego_end(pcam_bus *bus, uint8_t target, bool sent)
 {
-    if (bus == NULL || target >= bus->caps.max_targets)
+    if (target >= bus->caps.max_targets)
         return;
     /* Going on after our answer to its own request means it accepted;
      * nego tells the two cases apart. */
@@ -427,10 +450,10 @@ static int dec_reject(pcam_bus *bus, uint8_t target, uint8_t lun, uint8_t code, 
     return 1;
 }
 
-int pcam_bus_hal_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
-                        uint8_t *reply, size_t cap)
+int pcam_dec_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
+                    uint8_t *reply, size_t cap)
 {
-    if (bus == NULL || msg == NULL || reply == NULL)
+    if (msg == NULL || reply == NULL)
         return PCAM_ERR_NULL;
     if (target >= bus->caps.max_targets || len == 0)
         return PCAM_ERR_RANGE;
@@ -450,11 +473,8 @@ int pcam_bus_hal_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_
     return dec_reject(bus, target, lun, msg[0], reply);
 }
 
-int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next,
-                            size_t cap)
+int pcam_dec_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next, size_t cap)
 {
-    if (bus == NULL)
-        return PCAM_ERR_NULL;
     if (target >= bus->caps.max_targets)
         return PCAM_ERR_RANGE;
     pcam_core_event(bus, PCAM_EV_MSG_REJECT, target, 0xFF, rejected);
@@ -474,9 +494,9 @@ int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uin
     return n > 0 ? n : 0;
 }
 
-void pcam_bus_hal_parity(pcam_bus *bus, uint8_t target)
+void pcam_dec_parity(pcam_bus *bus, uint8_t target)
 {
-    if (bus == NULL || target >= bus->caps.max_targets)
+    if (target >= bus->caps.max_targets)
         return;
     pcam_core_event(bus, PCAM_EV_PARITY, target, 0xFF, 0);
     pcam_nego_parity(bus, target);

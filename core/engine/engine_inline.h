@@ -26,9 +26,18 @@ static inline const pcam_ccb *pcam_engine_sense_head(const pcam_bus *bus)
 {
     return bus->eng.sense_head;
 }
+/* A script/command-level back-end refused a command for want of room and
+ * has reported none since that would make room (decide.c): nothing new can
+ * be started. The bit is EGF_HAL_FULL of engine_internal.h (decide.c checks
+ * that they agree). */
+#define PCAM_ENG_HAL_FULL 2u
+static inline bool pcam_engine_hal_no_room(const pcam_bus *bus)
+{
+    return (bus->eng.engine_flags & PCAM_ENG_HAL_FULL) != 0 && bus->eng.hal_room == 0;
+}
 /* When the core next needs a tick (UINT64_MAX: never). Asked after every
- * entry point, so the usual answer (no recovery step, no settle delay,
- * running) is inline; `t` so far goes to the rest. */
+ * entry point, so the usual answer (no settle delay, running) is inline;
+ * `t` so far goes to the rest. */
 uint64_t pcam_engine_next_deadline_slow(const pcam_bus *bus, uint64_t t);
 static inline uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
 {
@@ -39,7 +48,12 @@ static inline uint64_t pcam_engine_next_deadline(const pcam_bus *bus)
      * (under load nearly always someone, so it stays on the short path). */
     if (pcam_q_throttled(bus) != 0 && pcam_q_age_next_ns(bus) < t)
         t = pcam_q_age_next_ns(bus);
-    if ((bus->lad.step | (uint8_t)bus->eng.shut_down) == 0 && bus->lad.settle_until_ns == 0)
+    /* A recovery step's deadline is inline too: the phase-level engine
+     * watches every reselection with one until the command is named
+     * (pcam_eng_watch_start), a third of its events under load. */
+    if (bus->lad.step != 0 && bus->lad.deadline_ns < t)
+        t = bus->lad.deadline_ns;
+    if ((bus->lad.settle_until_ns | (uint8_t)bus->eng.shut_down) == 0)
         return t;
     return pcam_engine_next_deadline_slow(bus, t);
 }

@@ -277,6 +277,17 @@ static inline bool pcam_dec_active(const pcam_bus *bus)
 }
 /* pcam_bus_init's last step: tell the back-end its bus. */
 void pcam_dec_attach(pcam_bus *bus);
+/* The pcam_bus_hal_*() entry points (pcam_hal.h) past core/xpt, which owns
+ * the public names and checks `bus` (it notes that the back-end called). */
+int pcam_dec_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
+                  const pcam_hal_cmd_result *res);
+int pcam_dec_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status);
+int pcam_dec_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap);
+void pcam_dec_nego_end(pcam_bus *bus, uint8_t target, bool sent);
+int pcam_dec_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
+                    uint8_t *reply, size_t cap);
+int pcam_dec_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next, size_t cap);
+void pcam_dec_parity(pcam_bus *bus, uint8_t target);
 /* pcam_engine_kick for these profiles: start autosense, recovery steps,
  * device resets and new commands at the back-end. */
 void pcam_dec_kick(pcam_bus *bus);
@@ -294,16 +305,18 @@ static inline void pcam_dec_kick(pcam_bus *bus) { (void)bus; }
 /* Start the next bus action if the bus is idle. Asked after every chip
  * event and on every way out of the core; most of the time the bus is busy
  * or nothing can have become startable, and that answer is inline (state 0
- * is the engine's idle state; a read only, the engine owns bus->eng). */
+ * is the engine's idle state; a read only, the engine owns bus->eng). It
+ * holds for the script/command-level kick (pcam_dec_kick) too: with no
+ * autosense, abort, recovery step or device reset waiting, that one only
+ * asks the scheduler, which has nothing until the queues change, and only
+ * while the back-end has room. */
 static inline void pcam_engine_kick(pcam_bus *bus)
 {
-    if (!pcam_dec_active(bus)) {
-        if (bus->eng.state != 0 || bus->eng.shut_down)
-            return;
-        if (bus->eng.sense_head == NULL && bus->lad.abort_head == NULL && bus->lad.step == 0 &&
-            bus->eng.mgmt.head == NULL && !pcam_q_dirty(bus))
-            return;
-    }
+    if (bus->eng.state != 0 || bus->eng.shut_down)
+        return;
+    if (bus->eng.sense_head == NULL && bus->lad.abort_head == NULL && bus->lad.step == 0 &&
+        bus->eng.mgmt.head == NULL && (!pcam_q_dirty(bus) || pcam_engine_hal_no_room(bus)))
+        return;
     pcam_engine_kick_slow(bus);
 }
 

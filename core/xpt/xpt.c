@@ -116,7 +116,7 @@ pcam_err pcam_bus_init_abi(const pcam_abi *abi, pcam_bus *bus, const pcam_bus_co
     pcam_engine_init(bus);
     pcam_dec_attach(bus);
     bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
-    bus->xpt.deadline_cached = !pcam_dec_active(bus);
+    bus->xpt.deadline_cached = true;
     return PCAM_OK;
 }
 
@@ -151,12 +151,26 @@ static XPT_INLINE void leave(pcam_bus *bus, bool outer)
     /* The deadline only moves inside the core, and a shim asks for it after
      * every call (or every polling step): work it out once here. */
     bus->xpt.next_deadline_ns = pcam_engine_next_deadline(bus);
-    /* A script- or command-level back-end calls the core's decision entry
-     * points from outside pcam_bus_intr(): there the cache could go stale. */
-    bus->xpt.deadline_cached = !pcam_dec_active(bus);
+    bus->xpt.deadline_cached = true;
+    bus->xpt.touched = false;
     bus->xpt.in_core = false;
 }
 
+/* An interrupt or a polling step that found nothing: the chip reported no
+ * event and the back-end made no pcam_bus_hal_*() call (a command-level
+ * adapter's firmware often runs a bus step of its own and has nothing for
+ * the core). Everything is as the last way out left it: the kick found
+ * nothing to start then (what it waits for, a settle delay or a hold, is a
+ * timer, and the tick comes at the deadline), no completion waits, and the
+ * deadline worked out then is still the answer. Outer level only. */
+static XPT_INLINE bool idle_way_out(pcam_bus *bus, bool outer, bool any)
+{
+    if (any || !outer || bus->xpt.touched)
+        return false;
+    bus->xpt.deadline_cached = true;
+    bus->xpt.in_core = false;
+    return true;
+}
 /* ---- request validation ---- */
 
 static uint32_t check_path(const pcam_bus *bus, const pcam_ccb *ccb)
@@ -181,6 +195,19 @@ static uint32_t sg_total(const pcam_scsiio *io, uint32_t *total)
     return PCAM_REQ_CMP;
 }
 
+/* Is the CDB's length the one its opcode group gives? The fixed-length
+ * groups (SPC: 0 six bytes, 1 and 2 ten, 4 sixteen, 5 twelve) answer here,
+ * as every read and write does; the others (variable length, reserved,
+ * vendor specific) are pcam_cdb_check()'s to judge. */
+static bool cdb_len_ok(const uint8_t *cdb, uint8_t len)
+{
+    static const uint8_t fixed[8] = {6, 10, 10, 0, 16, 12, 0, 0};
+    uint8_t want = fixed[cdb[0] >> 5];
+    if (want != 0)
+        return len == want;
+    return pcam_cdb_check(cdb, len) == PCAM_OK;
+}
+
 static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
 {
     const pcam_scsiio *io = &ccb->u.io;
@@ -191,7 +218,7 @@ static uint32_t check_scsiio(const pcam_bus *bus, const pcam_ccb *ccb)
         return PCAM_REQ_INVALID;
     /* The CDB length must agree with the opcode group, unless the caller
      * is a pass-through that leaves that judgement to the target. */
-    if ((ccb->flags & PCAM_CCB_PASSTHRU) == 0 && pcam_cdb_check(io->cdb, io->cdb_len) != PCAM_OK)
+    if ((ccb->flags & PCAM_CCB_PASSTHRU) == 0 && !cdb_len_ok(io->cdb, io->cdb_len))
         return PCAM_REQ_INVALID;
     if (io->dir > PCAM_DIR_OUT)
         return PCAM_REQ_INVALID;
@@ -403,7 +430,8 @@ void pcam_action(pcam_bus *bus, pcam_ccb *ccb)
 void pcam_bus_intr(pcam_bus *bus)
 {
     bool outer = enter(bus);
-    pcam_engine_events(bus);
+    if (idle_way_out(bus, outer, pcam_engine_events(bus)))
+        return;
     leave(bus, outer);
 }
 
@@ -423,6 +451,8 @@ bool pcam_bus_poll(pcam_bus *bus)
         pcam_engine_tick(bus, now);
         did = true;
     }
+    if (idle_way_out(bus, outer, did))
+        return false;
     bool had_done = pcam_core_has_done(bus);
     leave(bus, outer);
     return did || had_done;
@@ -430,10 +460,84 @@ bool pcam_bus_poll(pcam_bus *bus)
 
 uint64_t pcam_bus_next_deadline(const pcam_bus *bus)
 {
-    /* Not cached inside the core (a callback asking), nor on a script- or
-     * command-level bus (see leave()). */
+    /* Not cached inside the core (a callback asking), nor after a back-end
+     * report made outside an entry point (below). */
     return bus->xpt.deadline_cached ? bus->xpt.next_deadline_ns : pcam_engine_next_deadline(bus);
 }
+
+#if PCAM_CFG_CMDLEVEL
+/* What a script/command-level back-end reports and asks (pcam_hal.h,
+ * hal_cmd): decide.c answers; here the call is noted, so the way out of
+ * the core that follows does its whole work (idle_way_out()). The contract
+ * has the back-end call from inside an op the core called, where the
+ * deadline cache is already off; a call from anywhere else (a harness, an
+ * adapter's own interrupt handler) must not leave it stale either: a
+ * report can set a retry delay or a hold, or end a recovery step. */
+static XPT_INLINE void reported(pcam_bus *bus)
+{
+    bus->xpt.touched = true;
+    bus->xpt.deadline_cached = false;
+}
+
+int pcam_bus_hal_done(pcam_bus *bus, const void *handle, uint8_t target, uint8_t lun,
+                      const pcam_hal_cmd_result *res)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_done(bus, handle, target, lun, res);
+}
+
+int pcam_bus_hal_reset_done(pcam_bus *bus, uint8_t target, uint8_t lun, bool lun_reset, uint32_t status)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_reset_done(bus, target, lun, lun_reset, status);
+}
+
+int pcam_bus_hal_nego_start(pcam_bus *bus, uint8_t target, uint8_t *buf, size_t cap)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_nego_start(bus, target, buf, cap);
+}
+
+void pcam_bus_hal_nego_end(pcam_bus *bus, uint8_t target, bool sent)
+{
+    if (bus == NULL)
+        return;
+    reported(bus);
+    pcam_dec_nego_end(bus, target, sent);
+}
+
+int pcam_bus_hal_msg_in(pcam_bus *bus, uint8_t target, uint8_t lun, const uint8_t *msg, size_t len,
+                        uint8_t *reply, size_t cap)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_msg_in(bus, target, lun, msg, len, reply, cap);
+}
+
+int pcam_bus_hal_msg_reject(pcam_bus *bus, uint8_t target, uint8_t rejected, uint8_t *next,
+                            size_t cap)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_dec_msg_reject(bus, target, rejected, next, cap);
+}
+
+void pcam_bus_hal_parity(pcam_bus *bus, uint8_t target)
+{
+    if (bus == NULL)
+        return;
+    reported(bus);
+    pcam_dec_parity(bus, target);
+}
+#endif
 
 void pcam_bus_shutdown(pcam_bus *bus)
 {

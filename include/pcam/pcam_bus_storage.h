@@ -154,7 +154,9 @@ typedef struct pcam_bus_engine {
     uint8_t took_msg;           /**< Their first message-in byte. */
     uint8_t took_phase;         /**< The phase the back-end reported after them. */
     uint8_t sense_cdb[6];       /**< REQUEST SENSE CDB of the autosense on the bus. */
-    uint8_t scratch[4];         /**< Bit bucket for an overrun the core refuses to take. */
+    uint8_t scratch[2];         /**< Bit bucket for an overrun the core refuses to take. */
+    uint8_t hal_room;           /**< Script/command level, after a refusal for want of room: commands the back-end has room for. */
+    uint8_t hal_dones;          /**< Script/command level: reports since that refusal (room is probed again after some). */
     uint8_t sense_got;          /**< Valid bytes in sense_buf. */
     bool shut_down;             /**< Shut down, or the chip is dead: nothing more is started. */
     uint8_t sense_buf[32];      /**< Autosense landing for CCBs without a sense buffer. */
@@ -217,7 +219,8 @@ typedef struct pcam_bus_events {
 typedef struct pcam_bus_xpt {
     uint64_t next_deadline_ns;  /**< pcam_bus_next_deadline()'s answer, worked out once as each entry point returns. */
     bool in_core;               /**< Re-entrancy guard for completions. */
-    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, phase-level bus). */
+    bool deadline_cached;       /**< next_deadline_ns is current (outside the core, no back-end report since). */
+    bool touched;               /**< A pcam_bus_hal_*() call came in since the core last worked out its next step. */
     uint8_t internal_buf[PCAM_CFG_SCAN_BUF]; /**< Data buffer of the internal CCB. */
     struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
 } pcam_bus_xpt;
