@@ -94,11 +94,12 @@ static int hal_counting_poll(void *sc, pcam_hal_event *ev)
     return rc;
 }
 
-/* The same behind the command-level adapter (PCAM_SIM_LEVEL=cmd): not
- * named hal_*, since the adapter's own poll, which scripts/bench.sh's
- * op_* toggle leaves out, runs inside it and calls back into the core. */
+/* The same behind the command-level adapter (PCAM_SIM_LEVEL=cmd). Named
+ * hal_* like the one above, so scripts/bench.sh's toggles leave it out of
+ * the core's count; the adapter's poll runs inside it (collection stays
+ * off) and its calls back into the core switch collection on again. */
 static int (*adapter_poll)(void *sc, pcam_hal_event *ev);
-static int adapter_counting_poll(void *sc, pcam_hal_event *ev)
+static int hal_adapter_counting_poll(void *sc, pcam_hal_event *ev)
 {
     int rc = adapter_poll(sc, ev);
     if (rc >= 1)
@@ -556,7 +557,7 @@ static int bench_run(bench *b)
     event_count = &b->events;
     adapter_poll = b->r.bus.hal.ops->poll;
     b->counting_ops = *b->r.bus.hal.ops;
-    b->counting_ops.poll = b->r.cmd != NULL ? adapter_counting_poll : hal_counting_poll;
+    b->counting_ops.poll = b->r.cmd != NULL ? hal_adapter_counting_poll : hal_counting_poll;
     b->r.bus.hal.ops = &b->counting_ops;
     b->disk_blocks = (uint64_t)o->disk_mb * 2048u;
     pcam_sim_target_config tc;

@@ -812,10 +812,10 @@ bool pcam_engine_events(pcam_bus *bus)
             break;
         }
         (void)act;
-        /* Most events leave a target connected: nothing can start then. */
-        if (bus->eng.state == ES_IDLE || pcam_dec_active(bus))
-            pcam_engine_kick(bus);
     }
+    /* Nothing is started between events: the way out of the core
+     * (core/xpt's leave) kicks once they are all taken, so a reselection
+     * already reported is served before a new selection is tried. */
     return any;
 }
 
