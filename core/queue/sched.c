@@ -259,15 +259,16 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
     uint64_t best = UINT64_MAX;
     uint64_t long_ms = (uint64_t)bus->cfg.default_timeout_ms * 4u;
     /* Only LUNs with work: the active mask is exact, the pending one a
-     * superset; walked in LUN order so a tie still names the lowest LUN.
-     * t is below pcam_q_ntargets(), so all its lpt LUNs are in storage. */
+     * superset; walked in LUN order so a tie still names the lowest LUN. */
     uint64_t work = bus->q.act_luns[t] | bus->q.pend_luns[t];
     if (lpt < 64u)
         work &= pcam_bit64(lpt) - 1u;
-    const pcam_lun *luns = &bus->luns[(size_t)t * lpt];
     for (; work != 0; work &= work - 1u) {
         unsigned l = pcam_q_ctz64(work);
-        const pcam_lun *lun = &luns[l];
+        size_t i = (size_t)t * lpt + l;
+        if (i >= bus->nluns)
+            break;
+        const pcam_lun *lun = &bus->luns[i];
         if (lun->q.freeze != 0)
             continue;
         /* The candidates in a fixed order, so a tie keeps the first; written
@@ -347,12 +348,8 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     for (uint32_t m = busy; m != 0; m &= m - 1u) {
         unsigned t = pcam_q_ctz32(m);
         uint8_t l = 0;
-        if (!target_usable(bus, t))
-            continue; /* age 0 */
-        uint64_t old = oldest_of(bus, t, now, &l);
-        if (old >= now) /* none (UINT64_MAX), or not waiting yet: age 0 */
-            continue;
-        uint64_t age = now - old;
+        uint64_t old = target_usable(bus, t) ? oldest_of(bus, t, now, &l) : UINT64_MAX;
+        uint64_t age = (old == UINT64_MAX || old >= now) ? 0 : now - old;
         if (age > half)
             owed |= (uint16_t)(1u << t);
         /* Ties go to the lower arbitration priority: it is the one losing. */
