@@ -102,7 +102,8 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *  - pcam_q_tick() evaluates when due, like pcam_q_next(), and issues
  *    nothing;
  *  - once pcam_q_next() has found nothing to issue, or has issued the
- *    last command any target not held was hinted to have pending, it
+ *    last command any target not held was hinted to have pending (with
+ *    aging on: and a target is held or at most one target has work), it
  *    answers NULL at once, looking at nothing, until the queues are
  *    touched: by a submit, requeue, QUEUE FULL, a retirement while some
  *    target not held is hinted to have pending work, by a look, or by the
@@ -487,8 +488,13 @@ static void op_next(void)
     }
     if (ml >= 0 && (m.pend_hint & ~m.held) == 0) {
         /* Nothing hinted is left to find but on held targets, which wait
-         * for a look: the next call may do nothing. */
-        m.dirty = false;
+         * for a look: the next call may do nothing, but with aging on only
+         * while a target is held or at most one target has work. */
+        unsigned nbusy = 0;
+        for (unsigned t = 0; t < NT; t++)
+            nbusy += busy(t);
+        if (!(bus.cfg.aging_enabled && bus.cfg.bus_starve_ms != 0) || m.held != 0 || nbusy < 2)
+            m.dirty = false;
     }
 
     /* The exact prediction, and the state the next decision depends on. */

@@ -473,15 +473,19 @@ void pcam_q_tick(pcam_bus *bus, uint64_t now)
 /* After an issue with per-bus aging on: nothing hinted is left that may
  * go without a look, so the next call would find nothing until something
  * is touched (a submission, a completion with work pending, a released
- * freeze or hold, a tick) and may wait for that. A look falling due in
- * between is not lost: it can only matter to work that is pending, and
- * such work is either hinted (a submission touched) or on a held target,
- * for which the engine ticks at the look's time (pcam_q_throttled()).
- * Left dirty, every kick between two submissions read the clock to find
- * out that no look was due. */
+ * freeze or hold, a tick) or a look falls due, and may wait for the
+ * touch when the look cannot be missed: with one target busy there is
+ * nothing to weigh; with a target held, the engine ticks at the look's
+ * time (pcam_q_throttled()) and the tick touches. Otherwise the next call
+ * still looks when the look is due: waiting for the next submission
+ * instead moves every later look (the file-server mix of scripts/bench.sh
+ * loses 0.3% of its IOPS at the default seed, though not on average over
+ * seeds). */
 static bool settled(const pcam_bus *bus)
 {
-    return (bus->q.pend_targets & (uint16_t)~bus->q.throttled) == 0;
+    uint32_t busy = (uint32_t)(bus->q.act_targets | bus->q.pend_targets);
+    return (bus->q.pend_targets & (uint16_t)~bus->q.throttled) == 0 &&
+           (bus->q.throttled != 0 || (busy & (busy - 1u)) == 0);
 }
 
 pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
