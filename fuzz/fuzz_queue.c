@@ -102,12 +102,13 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *  - pcam_q_tick() evaluates when due, like pcam_q_next(), and issues
  *    nothing;
  *  - once pcam_q_next() has found nothing to issue, or has issued the
- *    last command any target was hinted to have pending (with aging on:
- *    and at most one target has work), it answers NULL
- *    at once, looking at nothing, until the queues are touched: by a
- *    submit, requeue, QUEUE FULL, a retirement while some target is
- *    hinted to have pending work, by a look, or by the engine (its tick, a
- *    released freeze or hold: here the harness says when).
+ *    last command any target not held was hinted to have pending (with
+ *    aging on: and a target is held or at most one target has work), it
+ *    answers NULL at once, looking at nothing, until the queues are
+ *    touched: by a submit, requeue, QUEUE FULL, a retirement while some
+ *    target not held is hinted to have pending work, by a look, or by the
+ *    engine (its tick, a released freeze or hold: here the harness says
+ *    when); then no ready LUN is on a usable target that is not held.
  * The model predicts the exact CCB pcam_q_next() returns (round-robin
  * cursors included) and the scheduler's state after it.
  */
@@ -399,6 +400,13 @@ static void check_events(void)
     m.n_owed_ev = 0;
 }
 
+/* A target's count as the scheduler weighs it: the code raises counts to
+ * the floor of the last look lazily. */
+static uint32_t eff(unsigned t)
+{
+    return bus.q.issued[t] < bus.q.issued_floor ? bus.q.issued_floor : bus.q.issued[t];
+}
+
 /* The scheduler's state is the model's. */
 static void check_state(void)
 {
@@ -411,7 +419,7 @@ static void check_state(void)
     for (unsigned t = 0; t < NT; t++) {
         must(bus.q.pend_luns[t] == m.pend_luns[t]);
         must(bus.q.rr_lun[t] % LPT == m.rr_lun[t]);
-        must(bus.q.issued[t] == m.issued[t]);
+        must(eff(t) == m.issued[t]);
         must(bus.targets[t].counters.starve_boosts == m.boosts[t]);
         must(bus.targets[t].counters.bus_holds == m.holds[t]);
     }
@@ -462,7 +470,7 @@ static void op_next(void)
         hinted[t] = bus.q.pend_luns[t];
     uint64_t eval_before = bus.q.age_next_ns;
     for (unsigned t = 0; t < NT; t++) {
-        before[t] = bus.q.issued[t];
+        before[t] = eff(t);
         for (unsigned l = 0; l < LPT; l++) {
             heads[t * LPT + l] = lun_at(t, l)->q.pending.head;
             rdy[t * LPT + l] = ready(t, lun_at(t, l));
@@ -478,13 +486,14 @@ static void op_next(void)
         if (m.pend_luns[mt] == 0)
             m.pend_hint &= (uint16_t)~(1u << mt);
     }
-    if (ml >= 0 && m.pend_hint == 0) {
-        /* Nothing hinted is left to find: the next call may do nothing, but
-         * with aging on only while at most one target has work. */
+    if (ml >= 0 && (m.pend_hint & ~m.held) == 0) {
+        /* Nothing hinted is left to find but on held targets, which wait
+         * for a look: the next call may do nothing, but with aging on only
+         * while a target is held or at most one target has work. */
         unsigned nbusy = 0;
         for (unsigned t = 0; t < NT; t++)
             nbusy += busy(t);
-        if (!(bus.cfg.aging_enabled && bus.cfg.bus_starve_ms != 0) || nbusy < 2)
+        if (!(bus.cfg.aging_enabled && bus.cfg.bus_starve_ms != 0) || m.held != 0 || nbusy < 2)
             m.dirty = false;
     }
 
@@ -496,6 +505,12 @@ static void op_next(void)
         must(heads[mt * LPT + (unsigned)ml] == c && rdy[mt * LPT + (unsigned)ml]);
     }
     check_state();
+    /* A call that looked and left the queues untouched leaves nothing
+     * waiting that could go now (held targets wait for the next look). */
+    for (unsigned t = 0; t < NT && was_dirty && bus.q.dirty == 0; t++) {
+        for (unsigned l = 0; l < LPT && usable(t) && (bus.q.throttled & (1u << t)) == 0; l++)
+            must(!ready(t, lun_at(t, l)));
+    }
 
     /* Invariants that hold whatever the cadence, checked on the core's own
      * state as far as it shows them: counts only grow, but for the wipe
@@ -505,9 +520,9 @@ static void op_next(void)
      * starving target, if not held and ready, goes first. */
     bool wiped = true;
     for (unsigned t = 0; t < NT; t++)
-        wiped = wiped && bus.q.issued[t] == (c != NULL && c->target == t ? 1u : 0u);
+        wiped = wiped && eff(t) == (c != NULL && c->target == t ? 1u : 0u);
     for (unsigned t = 0; t < NT && !wiped; t++)
-        must(bus.q.issued[t] >= before[t]);
+        must(eff(t) >= before[t]);
     if (!was_dirty) {
         must(c == NULL && bus.q.age_next_ns == eval_before && bus.q.throttled == held_before);
         return;
@@ -636,7 +651,7 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
         break;
     case 5: /* retire */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
-            bool pend = m.pend_hint != 0;
+            bool pend = (m.pend_hint & ~m.held) != 0;
             pcam_q_retire(&bus, c, (b & 1) != 0);
             if (pend)
                 m.dirty = true; /* a freed slot matters only to waiting work */

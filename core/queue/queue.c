@@ -193,10 +193,12 @@ void pcam_q_requeue(pcam_bus *bus, pcam_ccb *ccb)
 
 void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
 {
-    /* A freed slot or tag matters only to work that is waiting: with nothing
-     * pending anywhere (the hint is a superset), the next look would find
-     * nothing, and one per completion is a good part of a command's cost. */
-    if (bus->q.pend_targets != 0)
+    /* A freed slot or tag matters only to work that may go: with nothing
+     * pending anywhere (the hint is a superset) but on targets per-bus
+     * aging holds back, the next look would find nothing, and one per
+     * completion is a good part of a command's cost. A held target waits
+     * for the next evaluation, which the engine ticks for. */
+    if ((bus->q.pend_targets & (uint16_t)~bus->q.throttled) != 0)
         pcam_q_touch(bus);
     pcam_lun *lun = active_lun_of(bus, ccb);
     if (lun == NULL)

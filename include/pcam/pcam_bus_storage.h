@@ -180,7 +180,8 @@ typedef struct pcam_bus_sched {
     uint64_t age_next_ns;       /**< When per-bus aging next re-evaluates the ages. */
     uint64_t pend_luns[PCAM_MAX_TARGETS]; /**< Per target, LUNs that may have pending work (cleared lazily). */
     uint64_t act_luns[PCAM_MAX_TARGETS];  /**< Per target, LUNs with commands active (exact). */
-    uint32_t issued[PCAM_MAX_TARGETS];    /**< Issues per target since starvation began (per-bus aging). */
+    uint32_t issued[PCAM_MAX_TARGETS];    /**< Issues per target since starvation began (per-bus aging); a count below issued_floor stands for issued_floor. */
+    uint32_t issued_floor;      /**< The least count an owed target had at the last look (per-bus aging). */
     struct pcam_ccb *tags[PCAM_TAG_HASH]; /**< Tag index: active tagged CCBs by (target, LUN, tag), chained through priv.tag_next. */
     uint8_t rr_lun[PCAM_MAX_TARGETS];     /**< Per-target LUN round-robin cursor. */
     uint8_t rr_target;          /**< Target round-robin cursor. */
@@ -190,6 +191,7 @@ typedef struct pcam_bus_sched {
     uint16_t owed;              /**< Targets starving at the last aging evaluation (bit per ID). */
     uint16_t pend_targets;      /**< Targets that may have pending work (bit per ID; cleared lazily). */
     uint16_t act_targets;       /**< Targets with commands active (bit per ID; exact). */
+    uint16_t counted;           /**< Targets issued to since the counts were last wiped (bit per ID; per-bus aging). */
 } pcam_bus_sched;
 
 /** The bus scan (private; core/xpt/scan.c). */

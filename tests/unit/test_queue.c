@@ -565,6 +565,53 @@ static void check_catches_corruption(void **state)
 #undef EXPECT
 }
 
+/*
+ * Work left only on a target per-bus aging holds back waits for the next
+ * look, which the engine ticks for (pcam_q_throttled() is set): neither the
+ * issue that leaves it so nor a completion touches the queues, so the
+ * kicks in between answer without reading the clock. (Settings: slack
+ * 32 / 8 + 1 = 5, owed past 250 ms, a look every 31.25 ms.)
+ *   t=0    X0 issued (0 has 1), the first look (target 0 alone) at 0;
+ *          7 issues to target 1 (1 has 7).
+ *   t=300  a1, a2 submitted. Look: 0 owed (300 ms) with 1; 7 > 1 + 5
+ *          holds 1; a2 issued. Only a1 is pending, held: untouched.
+ *          X0 retired: still untouched, and nothing goes.
+ *   331.25 ms + 1 ns: the tick looks (nobody owed: released, touched),
+ *          and a1 goes.
+ */
+static void held_work_waits_for_the_look_untouched(void **state)
+{
+    fx *f = *state;
+    pcam_ccb *x0 = sub(f, 0, 0, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), x0);
+    for (unsigned i = 0; i < 7; i++) {
+        pcam_ccb *b = sub(f, 10 + i, 1, 0, PCAM_TAG_SIMPLE);
+        assert_ptr_equal(next(f), b);
+        retire(f, b, true);
+    }
+    clock_ns = PCAM_MS(300);
+    pcam_ccb *a1 = sub(f, 1, 1, 0, PCAM_TAG_SIMPLE);
+    pcam_ccb *a2 = sub(f, 2, 2, 0, PCAM_TAG_SIMPLE);
+    assert_ptr_equal(next(f), a2);
+    assert_int_equal(pcam_q_throttled(&f->bus), 0x0002);
+    assert_false(pcam_q_dirty(&f->bus));
+    retire(f, x0, true);
+    assert_false(pcam_q_dirty(&f->bus));
+    assert_null(pcam_q_next(&f->bus, clock_ns));
+    uint64_t look = PCAM_MS(300) + PCAM_MS(500) / 16u + 1u;
+    assert_int_equal(pcam_q_age_next_ns(&f->bus), look);
+    clock_ns = look - 1u;
+    pcam_q_tick(&f->bus, clock_ns);
+    assert_false(pcam_q_dirty(&f->bus));
+    assert_int_equal(pcam_q_throttled(&f->bus), 0x0002);
+    clock_ns = look;
+    pcam_q_tick(&f->bus, clock_ns);
+    assert_true(pcam_q_dirty(&f->bus));
+    assert_int_equal(pcam_q_throttled(&f->bus), 0);
+    assert_ptr_equal(pcam_q_next(&f->bus, clock_ns), a1);
+    ok(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -583,6 +630,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(scan_only_after_touch, setup, teardown),
         cmocka_unit_test_setup_teardown(holds_and_freezes, setup, teardown),
         cmocka_unit_test_setup_teardown(check_catches_corruption, setup, teardown),
+        cmocka_unit_test_setup_teardown(held_work_waits_for_the_look_untouched, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
