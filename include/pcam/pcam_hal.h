@@ -346,7 +346,8 @@ typedef struct pcam_hal_cmd_ops {
     /** The bus the back-end reports to; called once by pcam_bus_init(). */
     void (*attach)(void *sc, struct pcam_bus *bus);
     /** Queue a whole command. Returns 0, #PCAM_ERR_NOSPACE when the adapter
-     *  is full (the core retries after the next pcam_bus_hal_done()), or
+     *  is full (the core then starts one command per pcam_bus_hal_done() or
+     *  device reset reported, and tries for more every 32 reports), or
      *  another negative ::pcam_err (the command fails). */
     int (*start)(void *sc, const pcam_hal_cmd *cmd);
     /** End a command (ABORT TASK if the target has it); report it with
