@@ -41,7 +41,8 @@
  *   A transfer() instead completes (up to its length) and then the target
  *   goes to MESSAGE OUT.
  * - A select() issued while an unpolled RESELECTED or BUS_RESET event is
- *   queued, or while a reselection holds the bus, does not happen: the
+ *   queued, or while a reselection holds the bus (the chip taking one on
+ *   its own with chain_endings included), does not happen: the
  *   pending event is its outcome, and no second event is queued. If the
  *   initiator loses arbitration to a reselecting target (only when its ID is
  *   not the highest), the select also turns into that RESELECTED.

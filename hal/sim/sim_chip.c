@@ -343,12 +343,15 @@ static int do_select(pcam_sim *s, const pcam_hal_select *sel, bool keep_atn)
         return PCAM_ERR_NULL;
     if (sel == NULL)
         return gross(s, PCAM_SIM_CALL_SELECT, PCAM_ERR_NULL);
+    /* A reselection (or a reset) got there first: the select never happens.
+     * That includes one the chip is still taking on its own (chained
+     * reselection): the core has not heard of it yet, so it may select. */
+    if (s->bus == BUS_RESEL || sim_event_queued(s, PCAM_HAL_EV_RESELECTED) ||
+        sim_event_queued(s, PCAM_HAL_EV_BUS_RESET) ||
+        (s->chain_active && s->chain_ev.type == PCAM_HAL_EV_RESELECTED))
+        return PCAM_OK;
     if (s->action != A_NONE)
         return gross(s, PCAM_SIM_CALL_SELECT, PCAM_ERR_UNSUPPORTED);
-    /* A reselection (or a reset) got there first: the select never happens. */
-    if (s->bus == BUS_RESEL || sim_event_queued(s, PCAM_HAL_EV_RESELECTED) ||
-        sim_event_queued(s, PCAM_HAL_EV_BUS_RESET))
-        return PCAM_OK;
     if (s->chip_connected)
         return gross(s, PCAM_SIM_CALL_SELECT, PCAM_ERR_UNSUPPORTED);
     if (sel->target >= s->cfg.width || sel->target == s->cfg.initiator_id)

@@ -166,6 +166,68 @@ static void same_outcomes(void **state)
     assert_memory_equal(buf[0], buf[1], sizeof buf[0]);
 }
 
+/* Several targets kept busy, a finished read replaced between chip steps
+ * as an upper layer would: the core then selects while a chip that chains
+ * may still be taking a reselection it has not reported. That select must
+ * come to nothing (the reselection is its outcome), as for one the core
+ * has heard of: no call-order violation, no chip reset, every read
+ * complete with its data. */
+static void select_during_chained_reselection(void **state)
+{
+    (void)state;
+    enum { T = 4, N = 4, ROUNDS = 400 };
+    static uint8_t buf[T][N][4096];
+    static rig_ccb c[T][N];
+    static uint32_t lba[T][N];
+    static unsigned wait[T][N];
+    world w;
+    pcam_sim_target_config tc;
+    pcam_sim_bus_stats bs;
+    uint8_t *media[T];
+    unsigned done = 0, next = 0;
+    world_init(&w, true);
+    pcam_sim_target_config_defaults(&tc);
+    tc.disconnect = PCAM_SIM_DISC_ALWAYS;
+    media[0] = w.media;
+    for (uint8_t t = 1; t < T; t++) {
+        media[t] = simrig_add_disk(&w.r, (uint8_t)(2 + t), 0, BLOCKS, &tc);
+        assert_non_null(media[t]);
+    }
+    rig_ccb scan;
+    memset(&scan, 0, sizeof scan);
+    scan.ccb.func = PCAM_FN_SCAN_BUS;
+    assert_int_equal(rig_sync(&w.r, &scan, RIG_S(30)), PCAM_REQ_CMP);
+    for (uint8_t t = 0; t < T; t++)
+        for (unsigned i = 0; i < N; i++)
+            c[t][i].done_count = 1; /* free: filled below */
+    while (done < ROUNDS * T) {
+        for (uint8_t t = 0; t < T; t++)
+            for (unsigned i = 0; i < N; i++) {
+                if (c[t][i].done_count == 0)
+                    continue;
+                if (c[t][i].ccb.func == PCAM_FN_SCSI_IO) {
+                    assert_int_equal(c[t][i].done_count, 1);
+                    assert_int_equal(c[t][i].ccb.status, PCAM_REQ_CMP);
+                    assert_memory_equal(buf[t][i], media[t] + lba[t][i] * 512, 4096);
+                    done++;
+                    c[t][i].ccb.func = 0;
+                    wait[t][i] = next % 5u; /* a few chip steps later, not at the bus free */
+                }
+                if (wait[t][i]-- != 0)
+                    continue;
+                lba[t][i] = (next++ * 37u) % (BLOCKS - 8);
+                read10(&c[t][i], lba[t][i], 8, buf[t][i], sizeof buf[t][i]);
+                c[t][i].ccb.target = (uint8_t)(2 + t);
+                rig_submit(&w.r, &c[t][i]);
+            }
+        assert_true(simrig_step(&w.r));
+    }
+    pcam_sim_bus_stats_get(w.r.sim, &bs);
+    assert_int_equal(bs.gross_errors, 0);
+    assert_null(w.r.violation);
+    simrig_fini(&w.r);
+}
+
 /* ---- chained reselection against a lying or failing target ---- */
 
 /*
@@ -378,6 +440,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(events_of_one_read),
         cmocka_unit_test(same_outcomes),
+        cmocka_unit_test(select_during_chained_reselection),
         cmocka_unit_test(resel_lying_tag),
         cmocka_unit_test(resel_lying_lun),
         cmocka_unit_test(resel_tag_parity),
