@@ -114,7 +114,8 @@ echo "== 3b. the back-ends' own instructions per command (callgrind self cost of
 echo "   functions defined in each back-end's folder; register accesses and the"
 echo "   simulator or qtest behind them not counted), warm-up included, and the"
 echo "   core's own on the same run (self cost of the functions in core/: on a"
-echo "   script-level chip such as hal/sym, the pcam_bus_hal_* callbacks it makes)"
+echo "   script-level chip such as hal/sym, the pcam_bus_hal_* callbacks included;"
+echo "   also the core's CDB helpers the benchmark calls itself, so a little high)"
 # backend OUT COMMANDS LABEL: the instructions per command in hal/ folders
 backend() {
   callgrind_annotate --auto=no --inclusive=no --threshold=100 "$1" 2>/dev/null |
