@@ -6,18 +6,6 @@
  */
 #include "pcam_core.h"
 
-void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb)
-{
-    ccb->priv.next = NULL;
-    ccb->priv.prev = q->tail;
-    if (q->tail != NULL)
-        q->tail->priv.next = ccb;
-    else
-        q->head = ccb;
-    q->tail = ccb;
-    q->count++;
-}
-
 void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb)
 {
     ccb->priv.prev = NULL;

@@ -7,22 +7,11 @@
  */
 #include "pcam_core.h"
 
-/* The list is only ever appended to and emptied from the front, here: its
- * links are kept as core/common/ccbq.c keeps them, without a call per CCB
- * (one completion per command on every path). */
 void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {
-    pcam_ccb_queue *q = &bus->ev.done_q;
     ccb->status = status;
     ccb->priv.state = PCAM_CS_DONE;
-    ccb->priv.next = NULL;
-    ccb->priv.prev = q->tail;
-    if (q->tail != NULL)
-        q->tail->priv.next = ccb;
-    else
-        q->head = ccb;
-    q->tail = ccb;
-    q->count++;
+    pcam_ccbq_push_tail(&bus->ev.done_q, ccb); /* inline: one per command on every path */
 }
 
 void pcam_core_run_completions(pcam_bus *bus)

@@ -90,7 +90,19 @@ static inline uint64_t pcam_core_life_end(const pcam_bus *bus, const pcam_ccb *c
 }
 
 /* ---- intrusive queues (core/common/ccbq.c) ---- */
-void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb);
+/* Append: inline, as every command is appended to three lists (pending,
+ * active, completions) on its way through. */
+static inline void pcam_ccbq_push_tail(pcam_ccb_queue *q, pcam_ccb *ccb)
+{
+    ccb->priv.next = NULL;
+    ccb->priv.prev = q->tail;
+    if (q->tail != NULL)
+        q->tail->priv.next = ccb;
+    else
+        q->head = ccb;
+    q->tail = ccb;
+    q->count++;
+}
 void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb);
 void pcam_ccbq_remove(pcam_ccb_queue *q, pcam_ccb *ccb);
 pcam_ccb *pcam_ccbq_pop_head(pcam_ccb_queue *q);
