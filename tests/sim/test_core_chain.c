@@ -238,7 +238,7 @@ static void select_during_chained_reselection(void **state)
  * as usable. The chained run must also really have taken the fault in a
  * chained event, or the comparison would prove nothing.
  */
-typedef enum fault { F_LIE_TAG, F_LIE_LUN, F_TAG_PARITY, F_FREE_AFTER_IDENTIFY } fault;
+typedef enum fault { F_LIE_TAG, F_LIE_LUN, F_TAG_PARITY, F_FREE_AFTER_IDENTIFY, F_BREACH } fault;
 
 typedef struct outcome {
     uint32_t st1, st2;         /* the faulty read, then a plain one */
@@ -260,6 +260,11 @@ static int fault_poll(void *sc, pcam_hal_event *ev)
 {
     static bool after_code;
     int rc = logging_poll(sc, ev);
+    if (rc == 1 && cur_fault == F_BREACH && armed && ev->type == PCAM_HAL_EV_RESELECTED &&
+        (ev->took & PCAM_HAL_TOOK_IDENTIFY) != 0) {
+        ev->parity_error = true; /* "accepted" an IDENTIFY that came with bad parity */
+        armed = false;
+    }
     if (rc != 1 || cur_fault != F_TAG_PARITY || !armed)
         return rc;
     if (ev->type == PCAM_HAL_EV_RESELECTED) {
@@ -435,6 +440,34 @@ static void resel_free_after_identify(void **state)
     assert_int_equal(o.timeouts, 1);
 }
 
+/* A back-end that accepts an IDENTIFY with a parity error has broken the
+ * contract (the core would have asked for it again): the core trusts
+ * nothing more from the chip, resets it and the bus, and the read goes out
+ * again and completes, once. */
+static void resel_contract_breach(void **state)
+{
+    (void)state;
+    static uint8_t buf[4096];
+    world w;
+    rig_ccb c;
+    pcam_sim_bus_stats b0, b1;
+    world_init(&w, true);
+    w.ops.poll = fault_poll;
+    cur_fault = F_BREACH;
+    armed = true;
+    pcam_sim_bus_stats_get(w.r.sim, &b0);
+    read10(&c, 300, 8, buf, sizeof buf);
+    assert_int_equal(rig_sync(&w.r, &c, RIG_S(30)), PCAM_REQ_CMP);
+    assert_false(armed); /* the breach was made */
+    assert_int_equal(c.done_count, 1);
+    assert_memory_equal(buf, w.media + 300 * 512, sizeof buf);
+    pcam_sim_bus_stats_get(w.r.sim, &b1);
+    assert_int_equal(b1.bus_resets - b0.bus_resets, 1);
+    cur_fault = (fault)-1;
+    assert_null(w.r.violation);
+    simrig_fini(&w.r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -445,6 +478,7 @@ int main(void)
         cmocka_unit_test(resel_lying_lun),
         cmocka_unit_test(resel_tag_parity),
         cmocka_unit_test(resel_free_after_identify),
+        cmocka_unit_test(resel_contract_breach),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
