@@ -476,7 +476,7 @@ static bool chain(pcam_sim *s, pcam_hal_event_type type, uint32_t c1, uint32_t c
 
     if (s->chain_active && s->chain_ev.type == PCAM_HAL_EV_RESELECTED) {
         /* After a chained IDENTIFY only message bytes are taken: the first,
-         * and the tag byte after an accepted tag code (step_msgin_byte). */
+         * and the tag byte after an accepted tag code (chained_msgin_byte). */
         if (t != NULL && s->phase == PCAM_PHASE_MSG_IN &&
             ((s->chain_ev.took & PCAM_HAL_TOOK_MSG) == 0 || s->chain_tag_code)) {
             sim_run_msgin(s, t);
