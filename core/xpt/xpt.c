@@ -196,13 +196,12 @@ static uint32_t sg_total(const pcam_scsiio *io, uint32_t *total)
 }
 
 /* Is the CDB's length the one its opcode group gives? The fixed-length
- * groups (SPC: 0 six bytes, 1 and 2 ten, 4 sixteen, 5 twelve) answer here,
- * as every read and write does; the others (variable length, reserved,
- * vendor specific) are pcam_cdb_check()'s to judge. */
+ * groups answer at once, as every read and write does; the others
+ * (variable length, reserved, vendor specific) are pcam_cdb_check()'s to
+ * judge in full. */
 static bool cdb_len_ok(const uint8_t *cdb, uint8_t len)
 {
-    static const uint8_t fixed[8] = {6, 10, 10, 0, 16, 12, 0, 0};
-    uint8_t want = fixed[cdb[0] >> 5];
+    int want = pcam_cdb_len_for_opcode(cdb[0]);
     if (want != 0)
         return len == want;
     return pcam_cdb_check(cdb, len) == PCAM_OK;
