@@ -17,9 +17,6 @@
  */
 #include "engine_internal.h"
 
-/* pcam_engine_kick() reads the flag under the name engine_inline.h gives it. */
-typedef char dec_full_bit_agrees[(EGF_HAL_FULL == PCAM_ENG_HAL_FULL) ? 1 : -1];
-
 /* After a refusal for want of room the core starts commands only as
  * reports make room (each pcam_bus_hal_done() frees the slot it names),
  * instead of taking a command from the queues, being refused and putting
@@ -246,7 +243,7 @@ void pcam_dec_kick(pcam_bus *bus)
             dec_start_mgmt(bus, pcam_ccbq_pop_head(&bus->eng.mgmt));
             continue;
         }
-        if ((bus->eng.engine_flags & EGF_HAL_FULL) != 0 && bus->eng.hal_room == 0)
+        if (pcam_engine_hal_no_room(bus))
             return;
         pcam_ccb *c = pcam_q_next(bus, now);
         if (c == NULL)

@@ -415,7 +415,6 @@ void pcam_eng_accepted(pcam_bus *bus, bool atn)
          * the core's accept of the IDENTIFY had brought it. Refused (ATN),
          * the byte still held is answered with ATN instead, as the IDENTIFY
          * would have been, and the message is dropped unread. */
-        bool held = (took & PCAM_HAL_TOOK_TAG) != 0 || (took & PCAM_HAL_TOOK_ACCEPTED) == 0;
         if (!atn) {
             x.took = (uint8_t)(took & (PCAM_HAL_TOOK_MSG | PCAM_HAL_TOOK_MSG_PARITY |
                                        PCAM_HAL_TOOK_TAG | PCAM_HAL_TOOK_ACCEPTED));
@@ -425,7 +424,9 @@ void pcam_eng_accepted(pcam_bus *bus, bool atn)
             return;
         }
         bus->eng.msgin_len = 0;
-        if (held) {
+        /* A byte is held unless the back-end accepted a tag code and the
+         * target then left MESSAGE IN. */
+        if ((took & PCAM_HAL_TOOK_TAG) != 0 || (took & PCAM_HAL_TOOK_ACCEPTED) == 0) {
             pcam_eng_set_action(bus, ACT_ACCEPT, bus->hal.ops->msg_accept(bus->hal.sc, true));
             return;
         }

@@ -28,8 +28,7 @@ static inline const pcam_ccb *pcam_engine_sense_head(const pcam_bus *bus)
 }
 /* A script/command-level back-end refused a command for want of room and
  * has reported none since that would make room (decide.c): nothing new can
- * be started. The bit is EGF_HAL_FULL of engine_internal.h (decide.c checks
- * that they agree). */
+ * be started. The engine_flags bit; engine_internal.h names it EGF_HAL_FULL. */
 #define PCAM_ENG_HAL_FULL 2u
 static inline bool pcam_engine_hal_no_room(const pcam_bus *bus)
 {

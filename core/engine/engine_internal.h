@@ -21,7 +21,8 @@ enum { XK_DATA = 0, XK_SENSE, XK_COMMAND, XK_STATUS, XK_BUCKET };
 /* bus->eng.engine_flags */
 enum {
     EGF_AWAIT_TAG = 1u << 0,   /* reselected, nexus known once the tag message arrives */
-    EGF_HAL_FULL = 1u << 1,    /* decide.c: the back-end refused a command for want of room */
+    EGF_HAL_FULL = PCAM_ENG_HAL_FULL, /* decide.c: the back-end refused a command for want of
+                                         room (engine_inline.h reads it as PCAM_ENG_HAL_FULL) */
     EGF_ANSWERED_SDTR = 1u << 2, /* this connection: we answered the target's own SDTR, */
     EGF_ANSWERED_WDTR = 1u << 3, /* ... its WDTR, */
     EGF_ANSWERED_PPR = 1u << 4,  /* ... its PPR (one answer per kind per connection) */
