@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 # The VM-backed labels: run in their own stage only, never twice.
-vm='^(uefi|linux|win32|firmware|freebsd-vm)$'
+vm='^(uefi|linux|packages|win32|firmware|freebsd-vm)$'
 
 stage_name="" stage_start=0 suite_start=$(date +%s) times=""
 end_stage() {

@@ -1,0 +1,126 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# CTest packages.build (label packages): pcam as a Debian user meets it.
+#  1. dpkg-buildpackage -us -uc -b on a copy of the source tree (the tree
+#     itself is never written to: checked with git where there is one);
+#     the five packages, each at the version of include/pcam/pcam_version.h;
+#  2. lintian with no error and no warning on every package (.changes);
+#  3. the packages unpacked into a scratch root (dpkg -x), and from there
+#     alone: tests/consumer built with find_package(pcam) and with plain
+#     pkg-config and run; tests/abi/abi_use.c built with the library's
+#     configuration (works) and with another (PCAM_ERR_ABI, nothing written);
+#  4. one version everywhere: the packages, pkg-config, CMake, pcamctl
+#     --version, the UEFI driver's COMPONENT_NAME2 name, dkms.conf, the
+#     DKMS-built module's modinfo, the FreeBSD port;
+#  5. dkms add/build/install of pcam-dkms's sources for the kernel the Linux
+#     boot test boots (linux-headers-amd64's, tests/linux/vm_lib.sh), in a
+#     scratch DKMS tree; a kernel with no headers gets DKMS's own error.
+# It leaves WORK/pcam.ko, the DKMS-built module: linux.boot boots it
+# (tests/linux/CMakeLists.txt: fixture pcam_packages).
+# usage: test_packages.sh SOURCE_DIR WORK_DIR
+set -eu
+SRC=$(cd "$1" && pwd)
+WORK=$2
+fail() { echo "FAIL: $*" >&2; exit 1; }
+log() { echo "packages: $*"; }
+t0=$(date +%s)
+rm -rf "$WORK"; mkdir -p "$WORK"
+WORK=$(cd "$WORK" && pwd)
+VER=$(sed -n 's/^#define PCAM_VERSION_STRING "\(.*\)"$/\1/p' "$SRC/include/pcam/pcam_version.h")
+[ -n "$VER" ] || fail "no PCAM_VERSION_STRING in include/pcam/pcam_version.h"
+git_state() { git -C "$SRC" status --porcelain --ignored=no 2>/dev/null || true; }
+before=$(git_state)
+
+# ---- 1. build from a copy
+B=$WORK/build
+mkdir -p "$B/pcam-$VER"
+tar -C "$SRC" --exclude=./.git --exclude=./build --exclude='./build-*' --exclude='./obj-*' \
+    --exclude=./debian/tmp -cf - . | tar -C "$B/pcam-$VER" -xf -
+(cd "$B/pcam-$VER" && dpkg-buildpackage -us -uc -b -j2) > "$WORK/build.log" 2>&1 ||
+  { tail -40 "$WORK/build.log"; fail "dpkg-buildpackage failed (log: $WORK/build.log)"; }
+[ "$(git_state)" = "$before" ] || fail "building the packages changed the source tree"
+arch=$(dpkg --print-architecture)
+for p in libpcam-dev_${VER}_$arch pcamctl_${VER}_$arch pcam-dkms_${VER}_all \
+         pcam-efi_${VER}_$arch pcam-win32_${VER}_all; do
+  [ -f "$B/$p.deb" ] || { ls "$B" >&2; fail "$p.deb was not built"; }
+done
+log "built in $(($(date +%s) - t0)) s: $(cd "$B" && ls ./*.deb | tr '\n' ' ')"
+
+# ---- 2. lintian (the overrides it honours are listed in debian/*.lintian-overrides)
+lintian --fail-on error,warning --no-tag-display-limit "$B/pcam_${VER}_$arch.changes" \
+  > "$WORK/lintian.log" 2>&1 || { cat "$WORK/lintian.log"; fail "lintian found errors or warnings"; }
+grep -E '^[EW]: ' "$WORK/lintian.log" && fail "lintian: errors or warnings"
+log "lintian: no error, no warning ($(grep -c '^[IPX]: ' "$WORK/lintian.log" || true) info/pedantic tags)"
+
+# ---- 3. the scratch root, and programs built from it only
+R=$WORK/root
+for d in "$B"/*.deb; do dpkg -x "$d" "$R"; done
+ma=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+PCDIR=$R/usr/lib/$ma/pkgconfig
+[ -f "$PCDIR/pcam-core.pc" ] || fail "libpcam-dev has no pcam-core.pc"
+C=$WORK/consumer
+cmake -S "$SRC/tests/consumer" -B "$C/cmake" -DCMAKE_PREFIX_PATH="$R/usr" > "$C.cmake.log" 2>&1 ||
+  { cat "$C.cmake.log"; fail "tests/consumer does not configure against libpcam-dev"; }
+cmake --build "$C/cmake" > "$C.build.log" 2>&1 || { cat "$C.build.log"; fail "tests/consumer does not build"; }
+comps="core esp aspi sim"
+"$C/cmake/consumer" > /dev/null || fail "consumer (find_package) failed"
+for c in $comps; do "$C/cmake/consumer_$c" > /dev/null || fail "consumer_$c (find_package) failed"; done
+pc() { PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$PCDIR pkg-config "$@"; }
+# shellcheck disable=SC2046
+cc -std=c99 "$SRC/tests/consumer/main.c" -o "$C/pc-consumer" $(pc --cflags --libs pcam) &&
+  "$C/pc-consumer" > /dev/null || fail "consumer (pkg-config pcam) failed"
+for c in $comps; do
+  # shellcheck disable=SC2046
+  cc -std=c99 "$SRC/tests/consumer/use_$c.c" -o "$C/pc-$c" $(pc --cflags --libs "pcam-$c") &&
+    "$C/pc-$c" > /dev/null || fail "consumer pcam-$c (pkg-config) failed"
+done
+abi() { # name expect reason flags...
+  n=$1 e=$2 r=$3; shift 3
+  # shellcheck disable=SC2046
+  cc -std=c99 -Wall -Wextra -Werror "$@" "$SRC/tests/abi/abi_use.c" -o "$C/$n" \
+     $(pc --cflags --libs pcam-core) || fail "abi_use ($n) does not build"
+  "$C/$n" "$e" > "$C/$n.out" 2>&1 || { cat "$C/$n.out"; fail "abi_use $e ($n)"; }
+  [ -z "$r" ] || grep -qF "$r" "$C/$n.out" || { cat "$C/$n.out"; fail "$n: no \"$r\""; }
+}
+abi abi-match ok ""
+abi abi-8-targets abi "PCAM_CFG_MAX_TARGETS: caller 8, library 16" -DPCAM_CFG_MAX_TARGETS=8
+log "consumer: $comps built and run from the packages (find_package and pkg-config);" \
+    "another configuration gets PCAM_ERR_ABI"
+
+# ---- 5. DKMS, for the kernel tests/linux boots
+KVER=$(dpkg-query -W -f='${Depends}' linux-headers-amd64 2>/dev/null |
+  sed -E 's/.*linux-headers-([0-9][^ ,]*-amd64).*/\1/')
+[ -n "$KVER" ] && [ -d "/usr/src/linux-headers-$KVER" ] ||
+  fail "linux-headers-amd64 is not installed (scripts/deps.sh linux)"
+D=$WORK/dkms
+mkdir -p "$D/tree" "$D/inst/$KVER"
+dk() { dkms "$@" -m pcam -v "$VER" --dkmstree "$D/tree" --sourcetree "$R/usr/src" --installtree "$D/inst"; }
+dk add > "$D.log" 2>&1 || { cat "$D.log"; fail "dkms add"; }
+dk build -k "$KVER" --kernelsourcedir "/usr/src/linux-headers-$KVER" >> "$D.log" 2>&1 ||
+  { cat "$D.log"; cat "$D"/tree/pcam/"$VER"/build/make.log 2>/dev/null; fail "dkms build for $KVER"; }
+dk install -k "$KVER" >> "$D.log" 2>&1 || { cat "$D.log"; fail "dkms install for $KVER"; }
+KO=$(find "$D/inst/$KVER" -name 'pcam.ko*' | head -1)
+[ -n "$KO" ] || { cat "$D.log"; fail "dkms install put no pcam.ko under $D/inst/$KVER"; }
+dk status | grep -q "pcam/$VER, $KVER, .*: installed" || { dk status; fail "dkms status: not installed"; }
+[ "$(modinfo -F vermagic "$KO" | awk '{print $1}')" = "$KVER" ] || fail "DKMS's pcam.ko is not for $KVER"
+cp "$KO" "$WORK/pcam.ko"
+# No headers for a kernel: DKMS's own error, and nothing built.
+if dk build -k 0.0.0-noheaders > "$D.noheaders.log" 2>&1; then fail "dkms build with no kernel headers succeeded"; fi
+grep -q 'Your kernel headers for kernel 0.0.0-noheaders cannot be found' "$D.noheaders.log" ||
+  { cat "$D.noheaders.log"; fail "dkms did not say the headers are missing"; }
+log "dkms: pcam/$VER built and installed for $KVER; with no headers: $(grep -o 'Your kernel headers.*found' "$D.noheaders.log")"
+
+# ---- 4. one version
+v() { [ "$2" = "$VER" ] && log "version: $1 $2" || fail "version: $1 says '$2', pcam_version.h $VER"; }
+for d in "$B"/*.deb; do v "$(basename "$d" | cut -d_ -f1) package" "$(dpkg-deb -f "$d" Version)"; done
+v "pkg-config pcam-core" "$(pc --modversion pcam-core)"
+v "CMake pcam_VERSION" "$(sed -n 's/.*PACKAGE_VERSION "\(.*\)".*/\1/p' "$R"/usr/lib/"$ma"/cmake/pcam/pcamConfigVersion.cmake | head -1)"
+v "pcamctl --version" "$("$R/usr/bin/pcamctl" --version | sed -n 's/^pcamctl \([^ ]*\) .*/\1/p')"
+v "dkms.conf" "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$R/usr/src/pcam-$VER/dkms.conf")"
+v "modinfo pcam.ko (DKMS)" "$(modinfo -F version "$KO")"
+v "pcamscsi.efi COMPONENT_NAME2" "$(strings -el "$R/usr/lib/pcam/efi/pcamscsi.efi" |
+  sed -n 's/^pcam SCSI pass-thru driver .* \([0-9.]*\)$/\1/p')"
+if [ -f "$SRC/freebsd/sysutils/pcam/Makefile" ]; then
+  v "FreeBSD port" "$(sed -n 's/^DISTVERSION=[[:space:]]*//p' "$SRC/freebsd/sysutils/pcam/Makefile")"
+fi
+log "$(($(date +%s) - t0)) s in all"
