@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # CTest packages.build (label packages): pcam as a Debian user meets it.
 #  1. dpkg-buildpackage -us -uc -b on a copy of the source tree (the tree
-#     itself is never written to: checked with git where there is one);
+#     itself is never written to: its debian/ and obj-* checked with git);
 #     the five packages, each at the version of include/pcam/pcam_version.h;
 #  2. lintian with no error and no warning on every package (.changes);
 #  3. the packages unpacked into a scratch root (dpkg -x), and from there
@@ -11,7 +11,8 @@
 #     configuration (works) and with another (PCAM_ERR_ABI, nothing written);
 #  4. one version everywhere: the packages, pkg-config, CMake, pcamctl
 #     --version, the UEFI driver's COMPONENT_NAME2 name, dkms.conf, the
-#     DKMS-built module's modinfo, the FreeBSD port;
+#     DKMS-built module's modinfo, the FreeBSD port (and its pkg-plist
+#     against the packages' files);
 #  5. dkms add/build/install of pcam-dkms's sources for the kernel the Linux
 #     boot test boots (linux-headers-amd64's, tests/linux/vm_lib.sh), in a
 #     scratch DKMS tree; a kernel with no headers gets DKMS's own error.
@@ -28,7 +29,9 @@ rm -rf "$WORK"; mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 VER=$(sed -n 's/^#define PCAM_VERSION_STRING "\(.*\)"$/\1/p' "$SRC/include/pcam/pcam_version.h")
 [ -n "$VER" ] || fail "no PCAM_VERSION_STRING in include/pcam/pcam_version.h"
-git_state() { git -C "$SRC" status --porcelain --ignored=no 2>/dev/null || true; }
+# What an in-tree dpkg-buildpackage would leave (debian/tmp, debian/files,
+# obj-*, ...): the build runs on a copy, so none of it may appear here.
+git_state() { git -C "$SRC" status --porcelain --ignored -- debian 'obj-*' 2>/dev/null || true; }
 before=$(git_state)
 
 # ---- 1. build from a copy
@@ -120,7 +123,11 @@ v "dkms.conf" "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$R/usr/src/pcam-$VER
 v "modinfo pcam.ko (DKMS)" "$(modinfo -F version "$KO")"
 v "pcamscsi.efi COMPONENT_NAME2" "$(strings -el "$R/usr/lib/pcam/efi/pcamscsi.efi" |
   sed -n 's/^pcam SCSI pass-thru driver .* \([0-9.]*\)$/\1/p')"
-if [ -f "$SRC/freebsd/sysutils/pcam/Makefile" ]; then
-  v "FreeBSD port" "$(sed -n 's/^DISTVERSION=[[:space:]]*//p' "$SRC/freebsd/sysutils/pcam/Makefile")"
-fi
+PORT=$SRC/packaging/freebsd/sysutils/pcam
+v "FreeBSD port" "$(sed -n 's/^DISTVERSION=[[:space:]]*//p' "$PORT/Makefile")"
+# The port's plist: the files libpcam-dev and pcamctl install, FreeBSD's way.
+sh "$SRC/packaging/freebsd/plist.sh" "$B/libpcam-dev_${VER}_$arch.deb" "$B/pcamctl_${VER}_$arch.deb" > "$WORK/pkg-plist"
+diff "$PORT/pkg-plist" "$WORK/pkg-plist" ||
+  fail "packaging/freebsd/sysutils/pcam/pkg-plist is not what the packages install (plist.sh regenerates it)"
+log "FreeBSD port: pkg-plist lists the packages' $(wc -l < "$WORK/pkg-plist") files (the port itself is not built here)"
 log "$(($(date +%s) - t0)) s in all"
