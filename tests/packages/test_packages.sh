@@ -156,6 +156,25 @@ v "dkms.conf" "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$R/usr/src/pcam-$VER
 v "modinfo pcam.ko (DKMS)" "$(modinfo -F version "$KO")"
 v "pcamscsi.efi COMPONENT_NAME2" "$(strings -el "$R/usr/lib/pcam/efi/pcamscsi.efi" |
   sed -n 's/^pcam SCSI pass-thru driver .* \([0-9.]*\)$/\1/p')"
+# pcam-efi's option ROMs: each holds the packaged pcamscsi.efi, compressed
+# (tests/uefi/efi_decompress.py, a decoder apart from the encoder), for its
+# vendor and device.
+for r in am53c974:0x1022:0x2020 53c895a:0x1000:0x0012; do
+  python3 - "$SRC/tests/uefi" "$R/usr/lib/pcam/efi" "$r" <<'PY' || fail "pcam-efi: option ROM ${r%%:*}"
+import struct, sys
+sys.path.insert(0, sys.argv[1])
+import efi_decompress
+name, ven, dev = sys.argv[3].split(":")
+rom = open("%s/pcamscsi-%s.rom" % (sys.argv[2], name), "rb").read()
+efi = open("%s/pcamscsi.efi" % sys.argv[2], "rb").read()
+h = struct.unpack_from("<HHIHHH", rom, 0)
+assert (h[0], h[2], h[5]) == (0xAA55, 0x0EF1, 1), "ROM/EFI signature, compression"
+pcir = struct.unpack_from("<H", rom, 0x18)[0]
+assert rom[pcir:pcir + 4] == b"PCIR" and struct.unpack_from("<HH", rom, pcir + 4) == (int(ven, 16), int(dev, 16)), "PCIR IDs"
+assert efi_decompress.decompress(rom[struct.unpack_from("<H", rom, 0x16)[0]:]) == efi, "image differs"
+PY
+done
+log "pcam-efi: both option ROMs hold the packaged pcamscsi.efi, compressed, for their IDs"
 PORT=$SRC/packaging/freebsd/sysutils/pcam
 v "FreeBSD port" "$(sed -n 's/^DISTVERSION=[[:space:]]*//p' "$PORT/Makefile")"
 # The port's plist: the files libpcam-dev and pcamctl install, FreeBSD's way.
