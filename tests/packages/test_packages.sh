@@ -27,6 +27,8 @@ WORK=$2
 fail() { echo "FAIL: $*" >&2; exit 1; }
 log() { echo "packages: $*"; }
 t0=$(date +%s)
+# dpkg -i and DKMS run in mount namespaces over scratch copies (below).
+[ "$(id -u)" -eq 0 ] || fail "run as root: the DKMS and dpkg -i checks need mount namespaces"
 rm -rf "$WORK"; mkdir -p "$WORK"
 WORK=$(cd "$WORK" && pwd)
 VER=$(sed -n 's/^#define PCAM_VERSION_STRING "\(.*\)"$/\1/p' "$SRC/include/pcam/pcam_version.h")
