@@ -54,7 +54,7 @@ done
 log "built in $(($(date +%s) - t0)) s: $(cd "$B" && ls ./*.deb | tr '\n' ' ')"
 
 # ---- 2. lintian (no override: docs/releasing.md)
-lintian --fail-on error,warning --no-tag-display-limit "$B/pcam_${VER}_$arch.changes" \
+lintian --fail-on error,warning --tag-display-limit 0 "$B/pcam_${VER}_$arch.changes" \
   > "$WORK/lintian.log" 2>&1 || { cat "$WORK/lintian.log"; fail "lintian found errors or warnings"; }
 grep -E '^[EW]: ' "$WORK/lintian.log" && fail "lintian: errors or warnings"
 log "lintian: no error, no warning ($(grep -c '^[IPX]: ' "$WORK/lintian.log" || true) info/pedantic tags)"
