@@ -52,9 +52,9 @@ skips build/default
 stage vm "whole-system boots (OVMF, the Linux guest, FreeBSD, firmware boards, Wine): each once"
 # Each VM test boots its own guest; they run here only, not again under the
 # sanitizer builds. The Debian packages are built here too (label
-# packages): linux.boot boots the module DKMS built from them. The OVMF and Linux boots take one core each in turn
-# (RESOURCE_LOCK pcam_vm_alone: tests/linux says why), the Wine tests run
-# beside them. No test collected is a failure, as in every stage.
+# packages): linux.boot boots the module DKMS built from them. The OVMF and
+# Linux boots take one core each in turn (RESOURCE_LOCK pcam_vm_alone:
+# tests/linux says why), the Wine tests run beside them. No test collected is a failure, as in every stage.
 ctest --preset default -L "$vm" -j 2
 skips build/default
 
