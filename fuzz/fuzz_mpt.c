@@ -329,7 +329,7 @@ static void submit(pcam_bus *bus, uint8_t a, uint8_t b, uint8_t c)
     memcpy(k->u.io.cdb, cdb, 10);
     k->u.io.cdb_len = len != 0 ? 10 : 6;
     k->u.io.sense_len = (uint8_t)(18u + (b & 0x0E));
-    k->u.io.sense = malloc(k->u.io.sense_len);
+    k->u.io.sense = calloc(1, k->u.io.sense_len); /* a lying IOC may claim sense it never wrote */
     if ((c & 0x80) != 0) {
         k->flags |= PCAM_CCB_TAGGED;
         k->u.io.tag_action = (uint8_t)(0x20 + (a & 1) + ((b & 1) << 1) % 3);
