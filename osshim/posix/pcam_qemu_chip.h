@@ -12,8 +12,9 @@
  * asks, a DMA area in shared guest RAM), attach it, and init the core's bus.
  * What differs per chip (device model, PCI IDs, how its back-end is
  * configured) is one ::pcam_qemu_chip entry: pcam_qemu_esp.h,
- * pcam_qemu_sym.h and pcam_qemu_mpt.h declare today's three. The bus owns the storage the core
- * and the back-end ask for and frees it in pcam_qemu_chipbus_close().
+ * pcam_qemu_sym.h and pcam_qemu_mpt.h declare today's three. The bus owns
+ * the storage the core and the back-end ask for and frees it in
+ * pcam_qemu_chipbus_close().
  *
  * Errors are returned with a message, never turned into an abort: callers
  * decide whether a missing QEMU is a skip, a usage error or a failure.
