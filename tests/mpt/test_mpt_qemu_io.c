@@ -32,36 +32,6 @@
 static const char *image, *image2, *image3;
 static pcam_qemu_drive drives[2];
 
-static void host_blocks(const char *img, uint32_t lba, uint32_t n, uint8_t *out)
-{
-    assert_true(qrig_read_file(img, (uint64_t)lba * 512u, out, (size_t)n * 512u));
-}
-
-static void fill(uint8_t *p, size_t n, uint32_t seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)((i * 131u + seed * 7u + (i >> 9)) ^ (seed >> 3));
-}
-
-static void rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
-               const pcam_sg *sg, uint16_t nsg)
-{
-    uint8_t cdb[16];
-    qccb c;
-    if (c16)
-        cdb_rw16(cdb, write, lba, n);
-    else
-        cdb_rw10(cdb, write, lba, (uint16_t)n);
-    qccb_io(&c, t, 0, cdb, c16 ? 16 : 10, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * 512u);
-    c.ccb.u.io.sg = sg;
-    c.ccb.u.io.sg_count = nsg;
-    if (nsg > 0)
-        c.ccb.u.io.data = NULL;
-    qbus_sync(b, &c, 10000);
-    qbus_expect(&c, PCAM_REQ_CMP);
-    assert_int_equal(c.ccb.u.io.resid, 0);
-}
-
 static void test_scan(void **state)
 {
     qbus b;
@@ -115,21 +85,21 @@ static void test_read_write(void **state)
     for (unsigned k = 0; k < 2; k++) {
         uint32_t base = 100 + 400 * k;
         memset(buf, 0xa5, 512);
-        rw(&b, 0, false, k == 1, base, 1, buf, NULL, 0);
-        host_blocks(image, base, 1, want);
+        qbus_rw(&b, 0, false, k == 1, base, 1, buf, NULL, 0);
+        qbus_image_blocks(image, base, 1, want);
         assert_memory_equal(buf, want, 512);
-        rw(&b, 0, false, k == 1, base + 1, 128, buf, NULL, 0);
-        host_blocks(image, base + 1, 128, want);
+        qbus_rw(&b, 0, false, k == 1, base + 1, 128, buf, NULL, 0);
+        qbus_image_blocks(image, base + 1, 128, want);
         assert_memory_equal(buf, want, 128 * 512);
-        fill(buf, 17 * 512, k + 10);
-        rw(&b, 0, true, k == 1, base + 200, 17, buf, NULL, 0);
-        host_blocks(image, base + 200, 17, want);
+        qbus_fill(buf, 17 * 512, k + 10);
+        qbus_rw(&b, 0, true, k == 1, base + 200, 17, buf, NULL, 0);
+        qbus_image_blocks(image, base + 200, 17, want);
         assert_memory_equal(want, buf, 17 * 512);
         memset(buf, 0, 17 * 512);
-        rw(&b, 0, false, k == 1, base + 200, 17, buf, NULL, 0);
+        qbus_rw(&b, 0, false, k == 1, base + 200, 17, buf, NULL, 0);
         assert_memory_equal(want, buf, 17 * 512);
     }
-    rw(&b, 2, false, false, 77, 2, buf, NULL, 0);
+    qbus_rw(&b, 2, false, false, 77, 2, buf, NULL, 0);
     qrig_sector(want, 77, SALT2);
     qrig_sector(want + 512, 78, SALT2);
     assert_memory_equal(buf, want, 1024);
@@ -164,8 +134,8 @@ static void test_chained_sg_and_short_read(void **state)
         sg[i].len = seg[i];
         off += seg[i];
     }
-    rw(&b, 0, false, false, 3000, 24, NULL, sg, NSEG);
-    host_blocks(image, 3000, 24, want);
+    qbus_rw(&b, 0, false, false, 3000, 24, NULL, sg, NSEG);
+    qbus_image_blocks(image, 3000, 24, want);
     off = 0;
     for (unsigned i = 0; i < NSEG; i++) {
         assert_memory_equal(sg[i].addr, want + off, seg[i]);
@@ -174,9 +144,9 @@ static void test_chained_sg_and_short_read(void **state)
         off += seg[i];
     }
     for (unsigned i = 0; i < NSEG; i++)
-        fill(sg[i].addr, sg[i].len, 40 + i);
-    rw(&b, 0, true, false, 3100, 24, NULL, sg, NSEG);
-    host_blocks(image, 3100, 24, want);
+        qbus_fill(sg[i].addr, sg[i].len, 40 + i);
+    qbus_rw(&b, 0, true, false, 3100, 24, NULL, sg, NSEG);
+    qbus_image_blocks(image, 3100, 24, want);
     off = 0;
     for (unsigned i = 0; i < NSEG; i++) {
         assert_memory_equal(sg[i].addr, want + off, seg[i]);
@@ -227,7 +197,7 @@ static void test_tagged_depth(void **state)
     qccb sc;
     memset(&sc, 0, sizeof sc);
     assert_int_equal(qbus_func(&b, &sc, PCAM_FN_SCAN_LUN, 3, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
-    rw(&b, 3, false, false, 0, 1, buf, NULL, 0);
+    qbus_rw(&b, 3, false, false, 0, 1, buf, NULL, 0);
     assert_int_equal(pcam_bus_get_counters(&b.bus, 3, &before), PCAM_OK);
     unsigned rounds = 3;
     deep_done = 0;
@@ -244,7 +214,7 @@ static void test_tagged_depth(void **state)
         assert_true(qbus_run_until(&b, &deep_done, (r + 1) * DEPTH, 60000));
         for (unsigned i = 0; i < DEPTH; i++) {
             qbus_expect(&c[i], PCAM_REQ_CMP);
-            host_blocks(image3, 1000 + (r * DEPTH + i) * 8u, 8, want);
+            qbus_image_blocks(image3, 1000 + (r * DEPTH + i) * 8u, 8, want);
             assert_memory_equal(buf + (size_t)i * 4096, want, 4096);
         }
     }

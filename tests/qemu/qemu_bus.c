@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "qemu_bus.h"
+#include "qemu_rig.h"
 
 /* The bus a test left running when an assertion jumped out of it: closed
  * before the next one starts (its images stay locked while QEMU lives). */
@@ -187,6 +188,37 @@ uint32_t qbus_func(qbus *b, qccb *c, uint8_t func, uint8_t target, uint8_t lun, 
     c->ccb.target = target;
     c->ccb.lun = lun;
     return qbus_sync(b, c, timeout_ms);
+}
+
+void qbus_image_blocks(const char *image, uint32_t lba, uint32_t n, uint8_t *out)
+{
+    assert_true(qrig_read_file(image, (uint64_t)lba * 512u, out, (size_t)n * 512u));
+}
+
+void qbus_fill(uint8_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)((i * 131u + seed * 7u + (i >> 9)) ^ (seed >> 3));
+}
+
+void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
+             const pcam_sg *sg, uint16_t nsg)
+{
+    uint8_t cdb[16];
+    qccb c;
+
+    if (c16)
+        cdb_rw16(cdb, write, lba, n);
+    else
+        cdb_rw10(cdb, write, lba, (uint16_t)n);
+    qccb_io(&c, t, 0, cdb, c16 ? 16 : 10, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * 512u);
+    c.ccb.u.io.sg = sg;
+    c.ccb.u.io.sg_count = nsg;
+    if (nsg > 0)
+        c.ccb.u.io.data = NULL;
+    qbus_sync(b, &c, 10000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    assert_int_equal(c.ccb.u.io.resid, 0);
 }
 
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks)

@@ -91,6 +91,17 @@ void qbus_absorb_lun_ua(qbus *b, uint8_t target, uint8_t lun);
 /* Convenience: a non-I/O CCB (scan, reset, get dev...) run to completion. */
 uint32_t qbus_func(qbus *b, qccb *c, uint8_t func, uint8_t target, uint8_t lun, uint32_t timeout_ms);
 
+/* The image file's bytes (writes through QEMU land there too); fails the
+ * test when the file cannot be read. */
+void qbus_image_blocks(const char *image, uint32_t lba, uint32_t n, uint8_t *out);
+/* A deterministic pattern to write through the bus. */
+void qbus_fill(uint8_t *p, size_t n, uint32_t seed);
+/* READ or WRITE (10, or 16 with c16) of n blocks at lba on target t, LUN 0,
+ * into buf or through sg (nsg > 0); fails the test unless it ends GOOD with
+ * no residual. */
+void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
+             const pcam_sg *sg, uint16_t nsg);
+
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
 void cdb_rw10(uint8_t *c, bool write, uint32_t lba, uint16_t blocks);
