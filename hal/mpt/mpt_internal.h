@@ -174,6 +174,7 @@ typedef struct mpt_sc {
     bool fault_logged;
     bool ack_pending;      /* an event wants EVENT ACK and the ACK frame was busy */
     uint32_t ack_event, ack_context;
+    uint8_t lent[(PCAM_MPT_REPLY_FRAMES + 7u) / 8u]; /* reply frames the IOC holds */
     uint16_t credits;      /* commands held at once */
     uint16_t live;
     uint8_t next_slot;

@@ -258,8 +258,11 @@ int mpt_ioc_bringup(mpt_sc *s)
         return rc;
     unsigned nrep = s->facts.reply_queue_depth < PCAM_MPT_REPLY_FRAMES ? s->facts.reply_queue_depth
                                                                       : PCAM_MPT_REPLY_FRAMES;
-    for (unsigned k = 0; k < nrep; k++)
+    memset(s->lent, 0, sizeof s->lent);
+    for (unsigned k = 0; k < nrep; k++) {
+        s->lent[k / 8u] |= (uint8_t)(1u << (k % 8u));
         mpt_wr(s, R_REPLY_FIFO, (uint32_t)(s->dma_bus + A_REPLIES + REPLY_BYTES * k));
+    }
     s->facts.replies_posted = (uint16_t)nrep;
     /* Every outstanding command and management frame must find a reply
      * frame: the credits are what both queues allow. */

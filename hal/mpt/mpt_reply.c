@@ -344,6 +344,15 @@ static void address_reply(mpt_sc *s, uint32_t word)
         mpt_log(s, PCAM_LOG_ERROR, "address reply outside the reply frames", lo);
         return;
     }
+    unsigned k = (lo - base) / REPLY_BYTES;
+    if ((s->lent[k / 8u] & (1u << (k % 8u))) == 0) {
+        /* Ours, but not lent: a frame given back twice. Giving it to the
+         * IOC again would overfill its free queue. */
+        s->st.bad_replies++;
+        mpt_log(s, PCAM_LOG_ERROR, "address reply in a frame the IOC does not hold", lo);
+        return;
+    }
+    s->lent[k / 8u] &= (uint8_t)~(1u << (k % 8u));
     const uint8_t *f = s->dma + A_REPLIES + (lo - base);
     mpt_reply rp;
     int rc = mpt_decode_reply(f, REPLY_BYTES, &rp);
@@ -358,8 +367,15 @@ static void address_reply(mpt_sc *s, uint32_t word)
     } else if (rp.function == F_EVENT_NOTIFY) {
         event(s, &rp);
     } else if (i >= 0 && i < (int)PCAM_MPT_MAX_CMDS && rp.function == F_SCSI_IO) {
-        if (s->slot[i].state == SL_LIVE)
+        if (s->slot[i].state != SL_LIVE) {
+            /* held for a reset: the reset's answer decides */
+        } else if (rp.target != s->slot[i].target) {
+            s->st.bad_replies++;
+            mpt_log(s, PCAM_LOG_ERROR, "SCSI IO reply names another target", rp.target);
+            finish_status(s, (unsigned)i, PCAM_REQ_CMP_ERR, s->slot[i].data_len);
+        } else {
             io_done(s, (unsigned)i, &rp);
+        }
     } else if ((i == S_ABORT || i == S_RESET || i == S_BUSRESET) && rp.function == F_TASK_MGMT) {
         tm_done(s, (unsigned)i, &rp, false);
     } else if (i == S_ACK) {
@@ -369,6 +385,7 @@ static void address_reply(mpt_sc *s, uint32_t word)
         mpt_log(s, PCAM_LOG_ERROR, "reply function does not match its request, function", rp.function);
     }
     /* The frame goes back to the IOC for the next reply. */
+    s->lent[k / 8u] |= (uint8_t)(1u << (k % 8u));
     mpt_wr(s, R_REPLY_FIFO, lo);
 }
 
