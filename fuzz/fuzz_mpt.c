@@ -31,249 +31,41 @@
 
 #include "pcam/pcam.h"
 #include "pcam/pcam_mpt.h"
+#include "mptm.h"
 
-#define DMA_BUS 0x10000000u
 #define NCCB 24
-#define MAXPOST 512
-
-typedef struct ioc {
-    const uint8_t *in;
-    size_t len, pos;
-    uint8_t lie;
-    uint32_t state;     /* doorbell state bits */
-    uint32_t his;
-    int hs;             /* 0 none, 1 taking dwords, 2 giving words */
-    unsigned hs_need, hs_got, rd_idx, rd_len;
-    uint32_t hs_msg[16];
-    uint16_t hs_reply[64];
-    uint32_t posted[MAXPOST]; /* request frame bus addresses, in order */
-    unsigned nposted;
-    uint32_t freeq[256];      /* reply frames lent, a ring */
-    unsigned fhead, ftail;
-    uint32_t outq[64];        /* reply FIFO words waiting */
-    unsigned ohead, otail;
-    uint8_t *dma;
-    uint64_t now;
-    uint64_t map_next;
-} ioc;
-
-static ioc g;
-
-static uint8_t in8(void)
-{
-    return g.pos < g.len ? g.in[g.pos++] : 0;
-}
-
-static uint64_t f_now(void *ctx)
-{
-    (void)ctx;
-    g.now += 50000u; /* every look at the clock is 50 us later: bounded waits end */
-    return g.now;
-}
-
-static void f_log(void *ctx, pcam_log_level lv, const char *line)
-{
-    (void)ctx;
-    if (getenv("PCAM_FUZZ_TRACE") != NULL)
-        fprintf(stderr, "[%d] %s\n", (int)lv, line);
-}
-
-static int f_map(void *ctx, void *va, size_t len, pcam_dma_dir d, uint64_t *bus)
-{
-    (void)ctx;
-    (void)va;
-    (void)d;
-    *bus = 0x40000000u + g.map_next;
-    g.map_next += (len + 15u) & ~(size_t)15u;
-    return 0;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    put16(p, (uint16_t)v);
-    put16(p + 2, (uint16_t)(v >> 16));
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-/* The handshake reply to the request in hs_msg, as QEMU's model gives it. */
-static void hs_answer(void)
-{
-    uint8_t r[128];
-    uint8_t func = (uint8_t)(g.hs_msg[0] >> 24);
-    unsigned words = 5;
-    memset(r, 0, sizeof r);
-    r[3] = func;
-    put32(r + 8, g.hs_msg[2]);
-    switch (func) {
-    case 0x03: /* IOC FACTS */
-        words = 20;
-        put16(r + 0, 0x0105);
-        r[0x14] = 0x22;
-        put16(r + 0x18, 128);
-        put16(r + 0x1A, 128);
-        put16(r + 0x24, 128);
-        r[0x26] = 8;
-        break;
-    case 0x05: /* PORT FACTS */
-        words = 10;
-        r[0x15] = 0x30;
-        put16(r + 0x16, 8);
-        put16(r + 0x18, 8);
-        put16(r + 0x1A, 0x09);
-        break;
-    case 0x02: /* IOC INIT */
-        g.state = 0x20000000u;
-        break;
-    default:
-        break;
-    }
-    if (g.lie == 1) { /* the input rewrites the reply */
-        unsigned n = in8() % 40u;
-        for (unsigned k = 0; k < n; k++)
-            r[in8() % sizeof r] = in8();
-        words = r[2] != 0 ? r[2] : words;
-    }
-    r[2] = (uint8_t)words;
-    g.rd_len = words * 2u > 64u ? 64u : words * 2u;
-    for (unsigned k = 0; k < g.rd_len; k++)
-        g.hs_reply[k] = (uint16_t)(r[2 * k] | (r[2 * k + 1] << 8));
-    g.rd_idx = 0;
-    g.hs = 2;
-    g.his |= 1u;
-}
-
-static uint32_t f_rd32(void *ctx, uintptr_t a)
-{
-    (void)ctx;
-    switch (a & 0xFF) {
-    case 0x00:
-        if (g.lie == 2)
-            return 0x00000000u; /* stuck in RESET */
-        if (g.hs == 2)
-            return g.state | 0x08000000u | (g.rd_idx < g.rd_len ? g.hs_reply[g.rd_idx++] : 0);
-        return g.state | (g.hs == 1 ? 0x08000000u : 0);
-    case 0x30:
-        return g.his | (g.ohead != g.otail ? 8u : 0u);
-    case 0x44:
-        if (g.ohead == g.otail)
-            return 0xFFFFFFFFu;
-        return g.outq[g.ohead++ % 64u];
-    default:
-        return 0;
-    }
-}
-
-static void f_wr32(void *ctx, uintptr_t a, uint32_t v)
-{
-    (void)ctx;
-    switch (a & 0xFF) {
-    case 0x00:
-        if (g.hs == 1) {
-            if (g.hs_got < 16)
-                g.hs_msg[g.hs_got] = v;
-            if (++g.hs_got == g.hs_need)
-                hs_answer();
-            return;
-        }
-        if ((v >> 24) == 0x40) {
-            g.state = 0x10000000u;
-            g.hs = 0;
-            g.ohead = g.otail = 0;
-            g.fhead = g.ftail = 0;
-        } else if ((v >> 24) == 0x42 && g.lie != 3) {
-            g.hs = 1;
-            g.hs_need = (v >> 16) & 0xFF;
-            g.hs_got = 0;
-            g.his |= 1u;
-            if (g.hs_need == 0)
-                hs_answer();
-        }
-        return;
-    case 0x08:
-        if ((v & 4u) != 0) {
-            g.state = 0x10000000u;
-            g.hs = 0;
-        }
-        return;
-    case 0x30:
-        if (g.hs == 2 && g.rd_idx >= g.rd_len)
-            g.hs = 0;
-        else if (g.hs != 2)
-            g.his &= ~1u;
-        return;
-    case 0x40:
-        if (g.nposted < MAXPOST)
-            g.posted[g.nposted++] = v;
-        return;
-    case 0x44:
-        g.freeq[g.ftail++ % 256u] = v;
-        return;
-    default:
-        return;
-    }
-}
-
-static void push(uint32_t w)
-{
-    if (g.otail - g.ohead < 64u)
-        g.outq[g.otail++ % 64u] = w;
-}
-
-/* The context of the k-th posted request, read from its frame. */
-static uint32_t posted_ctx(unsigned k, uint8_t *func)
-{
-    uint32_t a = g.posted[k % g.nposted];
-    if (a < DMA_BUS || a + 16u > DMA_BUS + PCAM_MPT_DMA_BYTES) {
-        *func = 0;
-        return 0;
-    }
-    const uint8_t *f = g.dma + (a - DMA_BUS);
-    *func = f[3];
-    return get32(f + 8);
-}
 
 static void address_reply(uint8_t a, uint8_t b, uint8_t c)
 {
     uint32_t frame;
-    if ((a & 0x80) != 0 || g.fhead == g.ftail) {
-        frame = DMA_BUS + ((uint32_t)b << 8 | c); /* anywhere: a lie */
-    } else {
-        frame = g.freeq[g.fhead++ % 256u];
-    }
-    if (frame >= DMA_BUS && frame + 128u <= DMA_BUS + PCAM_MPT_DMA_BYTES) {
-        uint8_t *r = g.dma + (frame - DMA_BUS);
+    if ((a & 0x80) != 0 || mptm_free_count() == 0)
+        frame = MPTM_DMA_BUS + ((uint32_t)b << 8 | c); /* anywhere: a lie */
+    else
+        frame = mptm_take_free();
+    uint8_t *r = mptm_at(frame, 128);
+    if (r != NULL) {
         uint8_t func = 0;
-        uint32_t ctx = g.nposted != 0 ? posted_ctx(b, &func) : in8();
+        uint32_t ctx = mptm_nposted() != 0 ? mptm_posted_ctx(b, &func) : mptm_in8();
         memset(r, 0, 128);
-        r[3] = (a & 0x40) != 0 ? in8() : func;
-        r[2] = (a & 0x20) != 0 ? in8() : (func == 0x01 ? 6 : func == 0x07 ? (uint8_t)(7 + (c & 3)) : 9);
-        put32(r + 8, (a & 0x10) != 0 ? get32((const uint8_t[4]){in8(), in8(), in8(), in8()}) : ctx);
-        put16(r + 14, (uint16_t)((a & 0x08) != 0 ? (in8() | in8() << 8) : (c & 1 ? 0x45 : 0)));
+        r[3] = (a & 0x40) != 0 ? mptm_in8() : func;
+        r[2] = (a & 0x20) != 0 ? mptm_in8() : (func == 0x01 ? 6 : func == 0x07 ? (uint8_t)(7 + (c & 3)) : 9);
+        mptm_put32(r + 8, (a & 0x10) != 0 ? mptm_get32((const uint8_t[4]){mptm_in8(), mptm_in8(), mptm_in8(), mptm_in8()}) : ctx);
+        mptm_put16(r + 14, (uint16_t)((a & 0x08) != 0 ? (mptm_in8() | mptm_in8() << 8) : (c & 1 ? 0x45 : 0)));
         if (r[3] == 0x07) {
-            put16(r + 0, (uint16_t)(c & 7));
+            mptm_put16(r + 0, (uint16_t)(c & 7));
             r[6] = (uint8_t)(c >> 7);
-            put32(r + 20, in8());
+            mptm_put32(r + 20, mptm_in8());
             for (unsigned k = 0; k < 12; k++)
-                r[28 + k] = in8();
+                r[28 + k] = mptm_in8();
         } else {
-            r[4] = in8();  /* TM ResponseCode */
-            r[12] = in8(); /* SCSI status */
-            r[13] = in8(); /* SCSI state */
-            put32(r + 20, (uint32_t)in8() << (c & 0x18));
-            put32(r + 24, in8());
+            r[4] = mptm_in8();  /* TM ResponseCode */
+            r[12] = mptm_in8(); /* SCSI status */
+            r[13] = mptm_in8(); /* SCSI state */
+            mptm_put32(r + 20, (uint32_t)mptm_in8() << (c & 0x18));
+            mptm_put32(r + 24, mptm_in8());
         }
     }
-    push(0x80000000u | (frame >> 1));
+    mptm_push(0x80000000u | (frame >> 1));
 }
 
 static unsigned done_count[NCCB];
@@ -396,29 +188,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     if (size < 1)
         return 0;
-    memset(&g, 0, sizeof g);
-    g.in = data;
-    g.len = size;
-    g.pos = 1;
-    g.lie = data[0] & 3u;
-    g.state = 0x10000000u; /* READY */
-    g.dma = malloc(PCAM_MPT_DMA_BYTES);
-    memset(&plat, 0, sizeof plat);
-    plat.now_ns = f_now;
-    plat.log = f_log;
-    plat.read32 = f_rd32;
-    plat.write32 = f_wr32;
-    plat.dma_map = f_map;
+    mptm_start(data + 1, size - 1, data[0] & 3u, &plat, NULL);
     memset(&cfg, 0, sizeof cfg);
-    cfg.dma_va = g.dma;
-    cfg.dma_bus = DMA_BUS;
+    cfg.dma_va = mptm_dma();
+    cfg.dma_bus = MPTM_DMA_BUS;
     cfg.dma_len = PCAM_MPT_DMA_BYTES;
     memset(ccbs, 0, sizeof ccbs);
     memset(busy, 0, sizeof busy);
     memset(done_count, 0, sizeof done_count);
     mbusy = false;
     if (pcam_mpt_attach(&sc, &cfg, &plat, &hal) != PCAM_OK) {
-        free(g.dma);
+        mptm_end();
         return 0;
     }
     pcam_bus_config_defaults(&bcfg);
@@ -426,12 +206,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bcfg.abort_timeout_ms = 200;
     bcfg.reset_settle_ms = 50;
     if (pcam_bus_init(&bus, &bcfg, &hal, &plat, luns, PCAM_BUS_LUNS(16, 2)) != PCAM_OK) {
-        free(g.dma);
+        mptm_end();
         return 0;
     }
     unsigned steps = 0;
-    while (g.pos + 4 <= g.len && steps++ < 2000) {
-        uint8_t op = in8(), a = in8(), b = in8(), c = in8();
+    while (mptm_left() >= 4 && steps++ < 2000) {
+        uint8_t op = mptm_in8(), a = mptm_in8(), b = mptm_in8(), c = mptm_in8();
         switch (op % 8u) {
         case 0:
         case 1:
@@ -439,8 +219,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case 2: { /* a context reply */
             uint8_t func = 0;
-            uint32_t ctx = (a & 1) != 0 || g.nposted == 0 ? ((uint32_t)b << 8 | c) : posted_ctx(b, &func);
-            push(ctx & 0x7FFFFFFFu);
+            uint32_t ctx = (a & 1) != 0 || mptm_nposted() == 0 ? ((uint32_t)b << 8 | c) : mptm_posted_ctx(b, &func);
+            mptm_push(ctx & 0x7FFFFFFFu);
             break;
         }
         case 3:
@@ -448,19 +228,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         case 4:
             if ((a & 7) == 0)
-                g.state = 0x40000000u | b; /* FAULT */
+                mptm_set_state(MPTM_FAULT | b);
             break;
         case 5:
             misc(&bus, a, b);
             break;
         case 6:
-            g.now += (uint64_t)(a + 1) * 20000000u;
+            mptm_advance((uint64_t)(a + 1) * 20000000u);
             pcam_bus_tick(&bus);
             break;
         default:
             break;
         }
-        if (g.ohead != g.otail || (op & 0x10) != 0)
+        if (mptm_pending() || (op & 0x10) != 0)
             pcam_bus_intr(&bus);
         check(&bus);
     }
@@ -476,6 +256,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     pcam_mpt_stop(&sc);
-    free(g.dma);
+    mptm_end();
     return 0;
 }
