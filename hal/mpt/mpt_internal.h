@@ -175,6 +175,8 @@ typedef struct mpt_sc {
     bool ack_pending;      /* an event wants EVENT ACK and the ACK frame was busy */
     uint32_t ack_event, ack_context;
     uint8_t lent[(PCAM_MPT_REPLY_FRAMES + 7u) / 8u]; /* reply frames the IOC holds */
+    uint8_t back[PCAM_MPT_REPLY_FRAMES]; /* frames read in this drain, lent again after it */
+    uint8_t nback;
     uint16_t credits;      /* commands held at once */
     uint16_t live;
     uint8_t next_slot;

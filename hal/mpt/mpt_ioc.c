@@ -259,6 +259,7 @@ int mpt_ioc_bringup(mpt_sc *s)
     unsigned nrep = s->facts.reply_queue_depth < PCAM_MPT_REPLY_FRAMES ? s->facts.reply_queue_depth
                                                                       : PCAM_MPT_REPLY_FRAMES;
     memset(s->lent, 0, sizeof s->lent);
+    s->nback = 0;
     for (unsigned k = 0; k < nrep; k++) {
         s->lent[k / 8u] |= (uint8_t)(1u << (k % 8u));
         mpt_wr(s, R_REPLY_FIFO, (uint32_t)(s->dma_bus + A_REPLIES + REPLY_BYTES * k));

@@ -384,9 +384,20 @@ static void address_reply(mpt_sc *s, uint32_t word)
         s->st.bad_replies++;
         mpt_log(s, PCAM_LOG_ERROR, "reply function does not match its request, function", rp.function);
     }
-    /* The frame goes back to the IOC for the next reply. */
-    s->lent[k / 8u] |= (uint8_t)(1u << (k % 8u));
-    mpt_wr(s, R_REPLY_FIFO, lo);
+    /* The frame goes back to the IOC after this drain: a frame handed in
+     * twice in one drain is then caught as not held. */
+    if (s->nback < PCAM_MPT_REPLY_FRAMES)
+        s->back[s->nback++] = (uint8_t)k;
+}
+
+static void lend_back(mpt_sc *s)
+{
+    for (unsigned n = 0; n < s->nback; n++) {
+        unsigned k = s->back[n];
+        s->lent[k / 8u] |= (uint8_t)(1u << (k % 8u));
+        mpt_wr(s, R_REPLY_FIFO, (uint32_t)(s->dma_bus + A_REPLIES + REPLY_BYTES * k));
+    }
+    s->nback = 0;
 }
 
 void mpt_reply_word(mpt_sc *s, uint32_t word)
@@ -430,6 +441,7 @@ int mpt_poll(void *sc, pcam_hal_event *ev)
                 break;
             mpt_reply_word(s, w);
         }
+        lend_back(s);
     }
     uint32_t db = mpt_rd(s, R_DOORBELL);
     if ((db & DB_STATE_MASK) != DB_OPERATIONAL && !s->ev_gross) {
