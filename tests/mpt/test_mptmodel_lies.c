@@ -165,7 +165,8 @@ static void event_reply(uint32_t event, uint16_t words, uint8_t len, const uint8
     p[2] = len;
     p[3] = 0x07;
     mptm_put32(p + 20, event);
-    memcpy(p + 28, data, n);
+    if (n != 0)
+        memcpy(p + 28, data, n);
     mptm_push(0x80000000u | (f >> 1));
 }
 
