@@ -77,37 +77,10 @@ static void test_scan(void **state)
 
 static void test_read_write(void **state)
 {
-    uint8_t *buf = malloc(128 * 512), *want = malloc(128 * 512);
-    pcam_counters cnt;
     qbus b;
     (void)state;
     qbus_start(&b, drives, 2, NULL, NULL);
-    for (unsigned k = 0; k < 2; k++) {
-        uint32_t base = 100 + 400 * k;
-        memset(buf, 0xa5, 512);
-        qbus_rw(&b, 0, false, k == 1, base, 1, buf, NULL, 0);
-        qbus_image_blocks(image, base, 1, want);
-        assert_memory_equal(buf, want, 512);
-        qbus_rw(&b, 0, false, k == 1, base + 1, 128, buf, NULL, 0);
-        qbus_image_blocks(image, base + 1, 128, want);
-        assert_memory_equal(buf, want, 128 * 512);
-        qbus_fill(buf, 17 * 512, k + 10);
-        qbus_rw(&b, 0, true, k == 1, base + 200, 17, buf, NULL, 0);
-        qbus_image_blocks(image, base + 200, 17, want);
-        assert_memory_equal(want, buf, 17 * 512);
-        memset(buf, 0, 17 * 512);
-        qbus_rw(&b, 0, false, k == 1, base + 200, 17, buf, NULL, 0);
-        assert_memory_equal(want, buf, 17 * 512);
-    }
-    qbus_rw(&b, 2, false, false, 77, 2, buf, NULL, 0);
-    qrig_sector(want, 77, SALT2);
-    qrig_sector(want + 512, 78, SALT2);
-    assert_memory_equal(buf, want, 1024);
-    assert_int_equal(pcam_bus_get_counters(&b.bus, 0, &cnt), PCAM_OK);
-    assert_int_equal(cnt.check_conditions, 1); /* the power-on UNIT ATTENTION, retried away */
-    assert_int_equal(cnt.errors, 0);
-    free(buf);
-    free(want);
+    qbus_check_read_write(&b, image, 2, SALT2);
     qbus_stop(&b);
 }
 

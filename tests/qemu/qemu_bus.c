@@ -221,6 +221,42 @@ void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n,
     assert_int_equal(c.ccb.u.io.resid, 0);
 }
 
+void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt2)
+{
+    uint8_t *buf = malloc(128 * 512), *want = malloc(128 * 512);
+    pcam_counters cnt;
+
+    assert_non_null(buf);
+    assert_non_null(want);
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t base = 100 + 400 * k;
+        memset(buf, 0xa5, 512);
+        qbus_rw(b, 0, false, k == 1, base, 1, buf, NULL, 0);
+        qbus_image_blocks(image, base, 1, want);
+        assert_memory_equal(buf, want, 512);
+        qbus_rw(b, 0, false, k == 1, base + 1, 128, buf, NULL, 0);
+        qbus_image_blocks(image, base + 1, 128, want);
+        assert_memory_equal(buf, want, 128 * 512);
+        qbus_fill(buf, 17 * 512, k + 10);
+        qbus_rw(b, 0, true, k == 1, base + 200, 17, buf, NULL, 0);
+        qbus_image_blocks(image, base + 200, 17, want);
+        assert_memory_equal(want, buf, 17 * 512);
+        memset(buf, 0, 17 * 512);
+        qbus_rw(b, 0, false, k == 1, base + 200, 17, buf, NULL, 0);
+        assert_memory_equal(want, buf, 17 * 512);
+    }
+    /* The other disk holds its own pattern. */
+    qbus_rw(b, t2, false, false, 77, 2, buf, NULL, 0);
+    qrig_sector(want, 77, salt2);
+    qrig_sector(want + 512, 78, salt2);
+    assert_memory_equal(buf, want, 1024);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &cnt), PCAM_OK);
+    assert_int_equal(cnt.check_conditions, 1); /* the power-on UNIT ATTENTION, retried away */
+    assert_int_equal(cnt.errors, 0);
+    free(buf);
+    free(want);
+}
+
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks)
 {
     memset(c, 0, 6);

@@ -102,6 +102,13 @@ void qbus_fill(uint8_t *p, size_t n, uint32_t seed);
 void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
              const pcam_sg *sg, uint16_t nsg);
 
+/* The read/write scenario every chip's QEMU test runs on a fresh bus: on
+ * target 0 (whose image is `image`), READ/WRITE 10 and 16 of 1, 128 and 17
+ * blocks compared with the image file and read back; on target t2 two
+ * blocks of the pattern qrig_image() wrote with salt2; target 0's counters
+ * show the power-on UNIT ATTENTION retried away and no error. */
+void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt2);
+
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
 void cdb_rw10(uint8_t *c, bool write, uint32_t lba, uint16_t blocks);
