@@ -204,21 +204,8 @@ static void test_tagged_depth(void **state)
     free(want);
     qbus_stop(&b);
     /* From QEMU's side: how many commands its model held at once. */
-    FILE *f = fopen(tracefile, "r");
-    assert_non_null(f);
-    char line[512];
-    int held = 0, most = 0, queued = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (strstr(line, "mptsas_process_scsi_io_request") != NULL) {
-            held++;
-            queued++;
-        } else if (strstr(line, "mptsas_command_complete") != NULL) {
-            held--;
-        }
-        if (held > most)
-            most = held;
-    }
-    fclose(f);
+    int queued = 0, most = 0;
+    qbus_trace_depth(tracefile, "mptsas_process_scsi_io_request", "mptsas_command_complete", &queued, &most);
     printf("QEMU trace: %d requests, at most %d in the model at once\n", queued, most);
     assert_true(queued >= (int)(rounds * DEPTH));
     assert_true(most >= 8);

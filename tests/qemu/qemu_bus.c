@@ -257,6 +257,31 @@ void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt
     free(want);
 }
 
+void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
+                      int *most)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int held = 0, nl = 0;
+
+    assert_non_null(f);
+    *entered = 0;
+    *most = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (getenv("QBUS_TRACE_DUMP") != NULL && nl++ < 60)
+            fputs(line, stdout);
+        if (strstr(line, in_event) != NULL) {
+            held++;
+            (*entered)++;
+        } else if (strstr(line, out_event) != NULL) {
+            held--;
+        }
+        if (held > *most)
+            *most = held;
+    }
+    fclose(f);
+}
+
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks)
 {
     memset(c, 0, 6);

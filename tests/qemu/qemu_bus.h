@@ -109,6 +109,13 @@ void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n,
  * show the power-on UNIT ATTENTION retried away and no error. */
 void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt2);
 
+/* From a QEMU trace file (-trace EVENT -D path): how many lines name
+ * in_event, and the most in_events not yet matched by an out_event at any
+ * point: the commands a model held at once. QBUS_TRACE_DUMP=1 prints the
+ * first lines. */
+void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
+                      int *most);
+
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
 void cdb_rw10(uint8_t *c, bool write, uint32_t lba, uint16_t blocks);

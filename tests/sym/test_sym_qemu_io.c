@@ -202,24 +202,8 @@ static void test_tagged_depth(void **state)
     free(want);
     qbus_stop(&b);
     /* From QEMU's side: how many tagged commands its model held at once. */
-    FILE *f = fopen(tracefile, "r");
-    assert_non_null(f);
-    char line[512];
-    int held = 0, most = 0, queued = 0;
-    int nl = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (getenv("SYM_TRACE_DUMP") != NULL && nl++ < 60)
-            fputs(line, stdout);
-        if (strstr(line, "lsi_queue_command") != NULL) {
-            held++;
-            queued++;
-        } else if (strstr(line, "lsi_reselect") != NULL) {
-            held--;
-        }
-        if (held > most)
-            most = held;
-    }
-    fclose(f);
+    int queued = 0, most = 0;
+    qbus_trace_depth(tracefile, "lsi_queue_command", "lsi_reselect", &queued, &most);
     printf("QEMU trace: %d commands queued by the model on disconnect, at most %d at once\n", queued, most);
     assert_true(queued >= 4 * DEPTH);
     assert_true(most >= 8); /* "several": 24 when the host keeps up, fewer under load */
