@@ -144,11 +144,13 @@ static void io_done(mpt_sc *s, unsigned i, const mpt_reply *rp)
     case IOC_TASK_TERMINATED:
     case IOC_IOC_TERMINATED:
     case IOC_EXT_TERMINATED:
-        if (sl->abort_asked) {
-            r.status = PCAM_REQ_ABORTED;
-        } else if (reset_covers(s, sl)) {
+        /* A reset of ours comes after an abort that did not work: it
+         * decides first. */
+        if (reset_covers(s, sl)) {
             sl->state = SL_HELD; /* the reset's answer decides */
             return;
+        } else if (sl->abort_asked) {
+            r.status = PCAM_REQ_ABORTED;
         } else {
             r.status = PCAM_REQ_CMP_ERR;
         }
