@@ -8,7 +8,8 @@
  * residual, a transfer count beyond the command, a length beyond the frame,
  * another target, in a frame not lent or not ours; autosense longer than
  * the CCB's buffer; events for a target outside the bus and a bus reset;
- * a fault, after which the IOC is reset and brought up again. Every CCB
+ * a lost reply (the core's timer sends ABORT TASK for it); a fault, after
+ * which the IOC is reset and brought up again. Every CCB
  * completes exactly once, and the log says what was refused.
  */
 #include <stdarg.h>
@@ -358,6 +359,67 @@ static void test_events(void **state)
     down(r);
 }
 
+/* A task management reply in the next lent frame. */
+static void tm_reply(uint32_t ctx, uint8_t type, uint8_t response, uint16_t ioc)
+{
+    uint32_t f = mptm_take_free();
+    uint8_t *p = mptm_at(f, 128);
+    assert_non_null(p);
+    memset(p, 0, 128);
+    p[2] = 6;
+    p[3] = 0x01;
+    p[4] = response;
+    p[5] = type;
+    mptm_put32(p + 8, ctx);
+    mptm_put16(p + 14, ioc);
+    mptm_push(0x80000000u | (f >> 1));
+}
+
+static void test_lost_reply(void **state)
+{
+    rig *r = up();
+    tccb c;
+    (void)state;
+    uint32_t ctx = read1(r, &c, 0);
+    /* The IOC never answers: the core's timer (10 s by default) sends
+     * ABORT TASK for it. */
+    unsigned before = mptm_nposted();
+    for (int k = 0; k < 400 && mptm_nposted() == before; k++) {
+        mptm_advance(50000000u);
+        pcam_bus_tick(&r->bus);
+    }
+    assert_int_equal(mptm_nposted(), before + 1);
+    uint8_t func = 0;
+    uint32_t tm_ctx = mptm_posted_ctx(before, &func);
+    assert_int_equal(func, 0x01);
+    const uint8_t *tm = NULL;
+    for (unsigned k = 0; k < 65 && tm == NULL; k++) {
+        const uint8_t *q = mptm_at(MPTM_DMA_BUS + 128u * k, 52);
+        if (q != NULL && q[3] == 0x01 && mptm_get32(q + 8) == tm_ctx)
+            tm = q;
+    }
+    assert_non_null(tm);
+    assert_int_equal(tm[5], 0x01);                /* ABORT TASK */
+    assert_int_equal(mptm_get32(tm + 48), ctx);   /* of our read */
+    assert_int_equal(c.done, 0);
+    /* The IOC terminates it, then answers the abort. */
+    io_reply(ctx, 0, 9, 0x48, 0x00, 0x04, 0, 0);
+    tm_reply(tm_ctx, 0x01, 0x00, 0x0000);
+    intr(r);
+    for (int k = 0; k < 50 && c.done == 0; k++) {
+        if (mptm_nposted() > before + 1) /* sent again: answer it */
+            mptm_push(last_ctx());
+        mptm_advance(50000000u);
+        pcam_bus_tick(&r->bus);
+        intr(r);
+    }
+    assert_int_equal(c.done, 1);
+    printf("lost reply: status 0x%x, recovery 0x%x\n", c.ccb.status & PCAM_STATUS_MASK, c.ccb.u.io.recovery);
+    assert_true(c.ccb.u.io.recovery & PCAM_RCV_ABORT);
+    release(&c);
+    down(r);
+}
+
 static void test_fault(void **state)
 {
     rig *r = up();
@@ -391,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_address_replies),
         cmocka_unit_test(test_autosense_clamped),
         cmocka_unit_test(test_events),
+        cmocka_unit_test(test_lost_reply),
         cmocka_unit_test(test_fault),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
