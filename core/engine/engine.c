@@ -147,7 +147,7 @@ static void start_mgmt(pcam_bus *bus, pcam_ccb *ccb)
 #endif
 static ENG_NOINLINE void kick_loop(pcam_bus *bus);
 
-/* pcam_engine_kick (pcam_core.h) tests ES_IDLE and RS_NONE as 0. */
+/* pcam_engine_kick (engine.h) tests ES_IDLE and RS_NONE as 0. */
 typedef char pcam_eng_idle_is_0[(ES_IDLE == 0 && RS_NONE == 0) ? 1 : -1];
 
 void pcam_engine_kick_slow(pcam_bus *bus)

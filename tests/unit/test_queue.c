@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../../core/queue/queue.h"
 
 #define NT 8   /* narrow bus, initiator at 7 */
 #define LPT 2
