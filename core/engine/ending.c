@@ -334,10 +334,7 @@ void pcam_eng_lost_select(pcam_bus *bus)
     }
     if (c == NULL)
         return;
-    if ((c->priv.flags & PCAM_CF_NEGO) != 0) {
-        c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
-        pcam_nego_cancel(bus, c->target);
-    }
+    pcam_eng_nego_unsent(bus, c);
     if (kind == SK_ABORT) {
         pcam_eng_request_abort(bus, c);
         return;

@@ -148,6 +148,16 @@ static inline void pcam_eng_reset_io_state(pcam_ccb *ccb)
     ccb->status = PCAM_REQ_INPROG;
 }
 
+/* The negotiation message `c` carried on its selection never reached the
+ * target (lost arbitration, selection timeout, left MESSAGE OUT early):
+ * not in flight after all, still wanted. */
+static inline void pcam_eng_nego_unsent(pcam_bus *bus, pcam_ccb *c)
+{
+    if ((c->priv.flags & PCAM_CF_NEGO) != 0) {
+        c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
+        pcam_nego_cancel(bus, c->target);
+    }
+}
 /* The bus is free of us: no connection, no action, nothing half-said. */
 static inline void pcam_eng_connected_idle(pcam_bus *bus)
 {

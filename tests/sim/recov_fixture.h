@@ -3,7 +3,8 @@
  * The fixture both recovery scenario files share: a bus of scanned disks
  * with a known media pattern, helpers to run CCBs, read the core's event
  * ring and counters, and the target's own records (statistics, the bus
- * trace). Included by test_core_recovery.c and test_core_recovery2.c only.
+ * trace). Included by the recovery scenario files (test_core_recovery*.c)
+ * and by test_core_overrun.c and test_core_reliability.c.
  */
 #ifndef PCAM_RECOV_FIXTURE_H
 #define PCAM_RECOV_FIXTURE_H
@@ -166,6 +167,18 @@ static unsigned cdbs_seen(fx *f, uint8_t t, uint8_t op)
     assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
     for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
         n += e.kind == PCAM_SIM_TR_COMMAND && e.target == t && e.byte == op;
+    return n;
+}
+
+/* Message-out bytes `msg` sent to target t, from the bus trace (inline:
+ * not every file that includes this asks). */
+static inline unsigned msgs_out(fx *f, uint8_t t, uint8_t msg)
+{
+    unsigned n = 0;
+    pcam_sim_trace_entry e;
+    assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
+    for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
+        n += e.kind == PCAM_SIM_TR_MSG_OUT && e.target == t && e.byte == msg;
     return n;
 }
 
