@@ -100,11 +100,14 @@ static inline const uint8_t *pcam_core_sense(const pcam_bus *bus, const pcam_ccb
     return ccb->u.io.sense;
 }
 /* The retry policy's decision on `c`, handed the sense bytes wherever
- * autosense put them (core/retry cannot see the engine's buffer). */
+ * autosense put them (core/retry cannot see the engine's buffer); only a
+ * command with valid autosense has any, and the policy reads them only then. */
 static inline pcam_retry_action pcam_eng_decide(pcam_bus *bus, pcam_ccb *c, uint32_t *delay_ms)
 {
     uint32_t n = 0;
-    const uint8_t *sense = pcam_core_sense(bus, c, &n);
+    const uint8_t *sense = NULL;
+    if ((c->status & PCAM_AUTOSNS_VALID) != 0)
+        sense = pcam_core_sense(bus, c, &n);
     return pcam_retry_decide(bus, c, sense, n, delay_ms);
 }
 
