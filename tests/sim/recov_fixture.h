@@ -159,28 +159,29 @@ static pcam_sim_target_stats tstats(fx *f, uint8_t t)
     return s;
 }
 
-/* CDBs with opcode `op` the target `t` received, from the bus trace. */
+/* Entries of `kind` for target `t` with byte `byte` in the bus trace
+ * (which must have dropped none). */
+static unsigned trace_count(fx *f, pcam_sim_trace_kind kind, uint8_t t, uint8_t byte)
+{
+    unsigned n = 0;
+    pcam_sim_trace_entry e;
+    assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
+    for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
+        n += e.kind == kind && e.target == t && e.byte == byte;
+    return n;
+}
+/* CDBs with opcode `op` the target `t` received. */
 static unsigned cdbs_seen(fx *f, uint8_t t, uint8_t op)
 {
-    unsigned n = 0;
-    pcam_sim_trace_entry e;
-    assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
-    for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
-        n += e.kind == PCAM_SIM_TR_COMMAND && e.target == t && e.byte == op;
-    return n;
+    return trace_count(f, PCAM_SIM_TR_COMMAND, t, op);
 }
-
-/* Message-out bytes `msg` sent to target t, from the bus trace (inline:
- * not every file that includes this asks). */
+/* Message-out bytes `msg` sent to target t (inline: not every file that
+ * includes this asks). */
 static inline unsigned msgs_out(fx *f, uint8_t t, uint8_t msg)
 {
-    unsigned n = 0;
-    pcam_sim_trace_entry e;
-    assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
-    for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
-        n += e.kind == PCAM_SIM_TR_MSG_OUT && e.target == t && e.byte == msg;
-    return n;
+    return trace_count(f, PCAM_SIM_TR_MSG_OUT, t, msg);
 }
+
 
 /*
  * A bus with disks (1024 blocks, LUN 0) at IDs 0..ndisks-1, scanned, then
