@@ -4,7 +4,7 @@
 #
 # On a copy of the source tree: run the guide's copy-and-rename block, taken
 # from the guide itself (the indented lines from "cp -r hal/template"), and
-# check that its sed renamed the code and left the comments alone; compile
+# check that its sed left the template's name nowhere in the copy; compile
 # the back-end with the guide's freestanding line, also taken from the
 # guide; build it in a hosted build (hal/CMakeLists.txt must add it with no
 # edit) and in an embedded one for Cortex-M3 (PCAM_BACKENDS=mychip); install
@@ -31,14 +31,18 @@ echo "docs.porting: the guide's steps:"; sed 's/^/  /' "$work/steps.sh"
 for f in CMakeLists.txt mychip.c pcam_mychip.h attach.c; do
   [ -f "$tree/hal/mychip/$f" ] || fail "hal/mychip/$f missing after the guide's steps"
 done
-# The sed renames code, not prose: no comment may now speak of docs.mychip
-# or hal/mychip (the template's comments describe the template).
-if grep -n -e 'docs\.mychip' -e 'hal/mychip' "$tree"/hal/mychip/*; then
-  fail "the guide's sed rewrote comments (lines above)"
-fi
+# The copy calls itself by its new name only: no "template" in any spelling
+# is left in it (code, strings, comments, file names), and no comment was
+# turned into a pointer at something that does not exist (the template's
+# own test and folder, renamed).
 grep -q 'pcam_mychip_attach' "$tree/hal/mychip/mychip.c" || fail "pcam_template_attach was not renamed"
-if grep -n 'pcam_template\|PCAM_TEMPLATE' "$tree"/hal/mychip/*; then
-  fail "names of the template left in the code (lines above)"
+grep -q 'PCAM_MYCHIP_NAME "mychip"' "$tree/hal/mychip/pcam_mychip.h" || fail "the chip's name was not renamed"
+if grep -n -i 'template' "$tree"/hal/mychip/*; then
+  fail "the copy still says 'template' (lines above)"
+fi
+if ls "$tree"/hal/mychip | grep -i template; then fail "a file of the copy is still named after the template"; fi
+if grep -n -e 'docs\.mychip' -e 'hal/mychip' "$tree"/hal/mychip/*; then
+  fail "the guide's sed made a comment name a test or folder of the template's (lines above)"
 fi
 
 # The guide's freestanding compile line, as written (cc is the host compiler).
@@ -78,6 +82,9 @@ pcdir=$(dirname "$(find "$P" -name pcam-mychip.pc | head -n 1)")
       $(PKG_CONFIG_PATH=$pcdir PKG_CONFIG_LIBDIR=$pcdir pkg-config --cflags --libs pcam-mychip) ||
   fail "attach.c does not build against the install with pkg-config"
 "$work/attach-pc" | tee "$work/attach-pc.out"
+# What the copy's test program prints names the new chip, never the template.
+grep -q '^mychip: attached' "$work/attach-pc.out" || fail "attach does not report itself as mychip"
+if grep -i template "$work/attach-pc.out"; then fail "attach's output still says 'template'"; fi
 mkdir -p "$work/consumer"
 cp "$tree/hal/mychip/attach.c" "$work/consumer/"
 cat >"$work/consumer/CMakeLists.txt" <<'EOT'

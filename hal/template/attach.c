@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The template back-end attached to a real pcam bus in polled mode: the
+ * The skeleton back-end attached to a real pcam bus in polled mode: the
  * smallest shim there is (a clock and a polling loop). CTest runs it
- * (docs.template) to prove the template is a back-end the core accepts,
+ * (docs/CMakeLists.txt) to prove the skeleton is a back-end the core accepts,
  * not just code that compiles. It checks against what SPI says an empty
  * narrow bus must look like: the scan selects each of the 7 IDs that are
  * not ours exactly once, finds nothing and completes; a command to an
@@ -49,13 +49,13 @@ static int run(pcam_ccb *ccb)
     return completions == before + 1 ? 0 : -1;
 }
 
-#define CHECK(c, ...)                                       \
-    do {                                                    \
-        if (!(c)) {                                         \
-            fprintf(stderr, "template: FAIL: " __VA_ARGS__); \
-            fputc('\n', stderr);                            \
-            return 1;                                       \
-        }                                                   \
+#define CHECK(c, ...)                                                   \
+    do {                                                                \
+        if (!(c)) {                                                     \
+            fprintf(stderr, PCAM_TEMPLATE_NAME ": FAIL: " __VA_ARGS__); \
+            fputc('\n', stderr);                                        \
+            return 1;                                                   \
+        }                                                               \
     } while (0)
 
 int main(void)
@@ -80,7 +80,7 @@ int main(void)
     memset(&ccb, 0, sizeof ccb);
     ccb.func = PCAM_FN_PATH_INQ;
     CHECK(run(&ccb) == 0 && ccb.status == PCAM_REQ_CMP, "path inquiry");
-    CHECK(strcmp(ccb.u.pathinq.chip_name, "template") == 0 && ccb.u.pathinq.initiator_id == 7 &&
+    CHECK(strcmp(ccb.u.pathinq.chip_name, PCAM_TEMPLATE_NAME) == 0 && ccb.u.pathinq.initiator_id == 7 &&
               ccb.u.pathinq.max_target == 7, "path inquiry says %s, ID %u, max target %u",
           ccb.u.pathinq.chip_name, ccb.u.pathinq.initiator_id, ccb.u.pathinq.max_target);
 
@@ -116,7 +116,7 @@ int main(void)
     memset(&ccb, 0, sizeof ccb);
     ccb.func = PCAM_FN_NOOP;
     CHECK(run(&ccb) == 0 && ccb.status == PCAM_NO_HBA, "after shutdown: %s", pcam_status_name(ccb.status));
-    printf("template: attached, scanned 7 IDs (%u selections, all timed out), TUR -> SEL_TIMEOUT, "
+    printf(PCAM_TEMPLATE_NAME ": attached, scanned 7 IDs (%u selections, all timed out), TUR -> SEL_TIMEOUT, "
            "%d CCBs completed once each\n", (unsigned)(st1.selects - st0.selects), completions);
     return 0;
 }

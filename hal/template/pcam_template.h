@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The template back-end's interface: what every chip back-end gives its
- * embedder. Copy hal/template/ to hal/<chip>/ and rename it as
- * docs/porting.md says; the header is installed from the back-end's folder
+ * The skeleton back-end's interface: what every chip back-end gives its
+ * embedder (docs/porting.md copies and renames it for a new chip); the header is installed from the back-end's folder
  * (include/pcam/<chip>/, on the users' include path), or from
  * include/pcam/ if you move it there. Never include an OS header here:
  * back-ends are freestanding like the core.
@@ -22,13 +21,17 @@
 extern "C" {
 #endif
 
+/* The chip's name: what get_caps reports (PATH INQUIRY's chip_name) and what
+ * its test program calls itself. */
+#define PCAM_TEMPLATE_NAME "template"
+
 /* How to attach to one chip: where it is and what it was wired as. */
 typedef struct pcam_template_config {
     uintptr_t base;       /* register 0, as the platform's read8/write8 take it */
     uint8_t initiator_id; /* our SCSI ID, 0..7 */
 } pcam_template_config;
 
-/* What the template counts, so its test can check the core's calls. */
+/* What the skeleton counts, so its test can check the core's calls. */
 typedef struct pcam_template_stats {
     uint32_t chip_resets, bus_resets, selects, set_xfers, bad_calls;
 } pcam_template_stats;

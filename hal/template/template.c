@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * hal/template: the skeleton of a phase-level chip back-end. It compiles,
- * attaches and runs: it is a chip on an empty bus, so every selection
- * times out. Copy it to start a new back-end and replace each op's body
- * with what the comment above it says a real chip must do. It must never
+ * A skeleton phase-level chip back-end, as docs/porting.md copies it. It
+ * compiles, attaches and runs: it is a chip on an empty bus, so every
+ * selection times out. Replace each op's body with what the comment above
+ * it says a real chip must do. It must never
  * include an OS or C library header, allocate, wait for the bus, or make a
  * policy decision (retries, timeouts, negotiation): those are the core's.
  *
@@ -22,13 +22,13 @@
  *     unsolicited event: reselection, bus reset, a gross error. A chip
  *     that reads the status and first message byte itself says so in the
  *     same event (pcam_hal_event::took, "chained endings" in pcam_hal.h);
- *     this template leaves took 0.
+ *     this skeleton leaves took 0.
  *  6. Keep set_xfer's per-target period/offset/width and program them into
  *     the chip at every selection and reselection of that target.
  *  7. Listen for reselection whenever the bus is free, and report it with
  *     the target's IDENTIFY byte still held (the core accepts it), or
  *     accepted with the tag message taken ("chained reselection" in
- *     pcam_hal.h; this template does not).
+ *     pcam_hal.h; this skeleton does not).
  *  8. Refuse a call in the wrong state (an action while one runs, a
  *     transfer in the wrong phase) with a negative pcam_err and a
  *     PCAM_HAL_EV_GROSS_ERROR event: the core then resets the chip.
@@ -72,7 +72,7 @@ static int bad_call(pcam_template *s)
 static void tpl_get_caps(void *sc, pcam_hal_caps *caps)
 {
     pcam_template *s = sc;
-    caps->name = "template";
+    caps->name = PCAM_TEMPLATE_NAME;
     caps->profile = PCAM_HAL_PHASE_LEVEL;
     caps->flags = 0;              /* add SYNC, WIDE, TAGS, PARITY, DMA as the chip does them */
     caps->max_targets = 8;        /* 16 for a wide chip */

@@ -19,9 +19,11 @@ Layouts, written from the specifications (never from EDK2's EfiRom):
   0x15 u8 indicator (bit 7: last image), 0x16 u16 max runtime image
   length, 0x18 u16 configuration utility pointer, 0x1A u16 DMTF CLP pointer.
 
-No compression (CompressionType 0): the UEFI compression algorithm is not in
-any Debian tool, and a ROM BAR of 256 KiB is nothing to a PCI device model.
-No checksum: the legacy byte-sum rule applies to code type 0 (x86 BIOS)
+--compress stores the PE image in the UEFI specification's compressed form
+(CompressionType 1, eficompress.py beside this file): about half the size,
+as a real card's ROM needs; the firmware's decompressor undoes it before
+loading (the option-ROM boots in tests/uefi use it). Without it the image
+is stored as it is (CompressionType 0). No checksum: the legacy byte-sum rule applies to code type 0 (x86 BIOS)
 images; for EFI images the firmware checks the signatures and fields, so
 the image is only padded with zeros to a 512-byte multiple.
 
@@ -29,11 +31,15 @@ It must never guess: the subsystem and machine type are read from the PE
 header and refused unless they are a boot-service or runtime driver for
 x86-64 (or what --machine says).
 usage: mkoprom.py --vendor 0x1000 --device 0x0012 [--class 0x010000]
-                  [--corrupt sig|efisig] IN.efi OUT.rom
+                  [--compress] [--corrupt sig|efisig] IN.efi OUT.rom
 """
 import argparse
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import eficompress  # noqa: E402
 
 ROM_SIG = 0xAA55
 EFI_SIG = 0x0EF1
@@ -41,6 +47,7 @@ PCIR_OFF = 0x1C
 PCIR_LEN = 0x1C
 IMAGE_ALIGN = 0x40  # where the PE image starts: past both, 64-byte aligned
 CODE_TYPE_EFI = 3
+COMPRESSED = 1  # CompressionType: the UEFI specification's algorithm
 LAST_IMAGE = 0x80
 SUBSYS_BS_DRIVER, SUBSYS_RT_DRIVER = 11, 12
 MACHINE_X64 = 0x8664
@@ -62,23 +69,25 @@ def pe_info(pe):
     return machine, subsystem
 
 
-def build(pe, vendor, device, class_code, code_rev=0):
+def build(pe, vendor, device, class_code, code_rev=0, compress=False):
     machine, subsystem = pe_info(pe)
     if subsystem not in (SUBSYS_BS_DRIVER, SUBSYS_RT_DRIVER):
         raise ValueError("PE subsystem %d is not a UEFI driver (11 or 12)" % subsystem)
-    total = IMAGE_ALIGN + len(pe)
+    image = eficompress.compress(pe) if compress else pe
+    total = IMAGE_ALIGN + len(image)
     units = (total + 511) // 512
     if units > 0xFFFF:
         raise ValueError("image too large for a 16-bit length in 512-byte units")
     rom = bytearray(units * 512)
-    struct.pack_into("<HHIHHH", rom, 0, ROM_SIG, units, EFI_SIG, subsystem, machine, 0)
+    struct.pack_into("<HHIHHH", rom, 0, ROM_SIG, units, EFI_SIG, subsystem, machine,
+                     COMPRESSED if compress else 0)
     struct.pack_into("<HH", rom, 0x16, IMAGE_ALIGN, PCIR_OFF)
     struct.pack_into("<4sHHHHB", rom, PCIR_OFF, b"PCIR", vendor, device, 0, PCIR_LEN, 3)
     rom[PCIR_OFF + 0x0D:PCIR_OFF + 0x10] = bytes(
         [class_code & 0xFF, (class_code >> 8) & 0xFF, (class_code >> 16) & 0xFF])
     struct.pack_into("<HHBBHHH", rom, PCIR_OFF + 0x10, units, code_rev, CODE_TYPE_EFI,
                      LAST_IMAGE, 0, 0, 0)
-    rom[IMAGE_ALIGN:IMAGE_ALIGN + len(pe)] = pe
+    rom[IMAGE_ALIGN:IMAGE_ALIGN + len(image)] = image
     return bytes(rom)
 
 
@@ -89,6 +98,8 @@ def main(argv):
     ap.add_argument("--device", type=num, required=True)
     ap.add_argument("--class", dest="class_code", type=num, default=0x010000,
                     help="24-bit class code (default 0x010000, SCSI bus controller)")
+    ap.add_argument("--compress", action="store_true",
+                    help="store the image compressed (UEFI compression, CompressionType 1)")
     ap.add_argument("--corrupt", choices=("sig", "efisig"),
                     help="test images only: a wrong 0xAA55 or 0x0EF1 signature")
     ap.add_argument("input")
@@ -97,7 +108,7 @@ def main(argv):
     with open(a.input, "rb") as f:
         pe = f.read()
     try:
-        rom = bytearray(build(pe, a.vendor, a.device, a.class_code))
+        rom = bytearray(build(pe, a.vendor, a.device, a.class_code, compress=a.compress))
     except ValueError as e:
         print("mkoprom: %s: %s" % (a.input, e), file=sys.stderr)
         return 1

@@ -366,6 +366,21 @@ demo)
     has out "MEDIUM ERROR: Unrecovered read error (3/11/00)"
     vcd=$(sed -n 's/^VCD trace of the bus written to //p' out)
     [ -s "$vcd" ] || fail "the demo's VCD ($vcd) is missing"
+    # Every block README.md quotes from the demo (between "<!-- demo output -->"
+    # and "<!-- end of demo output -->", indented four spaces) stands in the
+    # demo's output as it is, line for line and in one piece.
+    awk '/^<!-- demo output -->$/ {n++; on = 1; next} /^<!-- end of demo output -->$/ {on = 0; next}
+         on {sub(/^    /, ""); print n "\t" $0}' "$SRC/README.md" >quoted
+    [ -s quoted ] || fail "README.md quotes no demo output (<!-- demo output --> block)"
+    for k in $(cut -f1 quoted | sort -u); do
+        awk -F '\t' -v k="$k" '$1 == k {sub(/^[^\t]*\t/, ""); print}' quoted >block
+        awk 'NR == FNR {b[++n] = $0; next}
+             {l[++m] = $0}
+             END { for (i = 1; i + n - 1 <= m; i++) { for (j = 1; j <= n && l[i + j - 1] == b[j]; j++) ;
+                                                      if (j > n) exit 0 }
+                   exit 1 }' block out ||
+            { sed 's/^/  README: /' block >&2; fail "README.md's demo block $k is not in the demo's output"; }
+    done
     ;;
 memcheck)
     # (error-exitcode 120: no exit status pcamctl gives, so a Valgrind error

@@ -45,8 +45,11 @@ for f in "$code" "$vars" "$sdboot" "$efidir/pcamscsi.efi"; do
 done
 
 # ---- pieces shared by the boots: ROMs, kernel, pcam.ko, initramfs
+# The boots' ROMs carry the driver compressed (CompressionType 1), as a
+# card's ROM would: OVMF's own decompressor must undo eficompress.py's
+# stream, or the driver never loads and the boot fails.
 mkrom() {  # OUT vendor device [corrupt]
-  python3 "$SRC/osshim/uefi/mkoprom.py" --vendor "$2" --device "$3" ${4:+--corrupt "$4"} \
+  python3 "$SRC/osshim/uefi/mkoprom.py" --compress --vendor "$2" --device "$3" ${4:+--corrupt "$4"} \
     "$efidir/pcamscsi.efi" "$1" || die "mkoprom.py failed"
 }
 mkrom "$WORK/pcam-esp.rom" 0x1022 0x2020

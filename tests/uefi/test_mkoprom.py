@@ -79,6 +79,23 @@ def main():
     check(rom[0x40:0x40 + 700] == pe, "the PE image unchanged at 0x40")
     check(rom[0x40 + 700:] == bytes(1024 - 764), "zero padding after the image")
 
+    # --compress: CompressionType 1 at 0x0C, the image at 0x40 in the UEFI
+    # compressed form (decoded by the tests' own decoder, written apart from
+    # the encoder), lengths covering the compressed image; every other
+    # header byte as above.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import efi_decompress
+    crom = m.build(pe, 0x1000, 0x0012, 0x010000, compress=True)
+    clen = struct.unpack_from("<I", crom, 0x40)[0] + 8
+    cunits = (0x40 + clen + 511) // 512
+    check(crom[0x0C:0x0E] == bytes([0x01, 0x00]), "--compress: CompressionType 1 at 0x0C")
+    check(crom[:0x0C] == want_hdr[:2] + bytes([cunits, 0]) + want_hdr[4:0x0C] and
+          crom[0x0E:0x1C] == want_hdr[0x0E:], "--compress: the other header bytes as uncompressed")
+    check(len(crom) == cunits * 512 and struct.unpack_from("<H", crom, 0x2C)[0] == cunits,
+          "--compress: both lengths %d units for a %d-byte compressed image" % (cunits, clen))
+    check(efi_decompress.decompress(crom[0x40:0x40 + clen]) == pe,
+          "--compress: the image decodes back to the PE image")
+
     # The AM53C974's IDs land in the same places.
     rom2 = m.build(pe, 0x1022, 0x2020, 0x010000)
     check(rom2[0x20:0x24] == bytes([0x22, 0x10, 0x20, 0x20]), "vendor/device 1022:2020 at 0x20")
@@ -127,6 +144,16 @@ def main():
                   real[0x40:0x40 + len(drv)] == drv,
                   "pcamscsi.efi (%d bytes): a %d-byte ROM, both lengths %d units" %
                   (len(drv), len(real), units))
+            out = os.path.join(d, "pcamz.rom")
+            r = subprocess.run([sys.executable, sys.argv[1], "--vendor", "0x1000", "--device",
+                                "0x0012", "--compress", sys.argv[2], out])
+            with open(out, "rb") as f:
+                z = f.read()
+            zlen = struct.unpack_from("<I", z, 0x40)[0] + 8
+            check(r.returncode == 0 and z[0x0C] == 1 and
+                  efi_decompress.decompress(z[0x40:0x40 + zlen]) == drv,
+                  "pcamscsi.efi --compress: a %d-byte ROM (%d uncompressed) that decodes back" %
+                  (len(z), len(real)))
     return 1 if fails else 0
 
 
