@@ -21,6 +21,11 @@
 #           the GOT, which FreeBSD 13.2's kernel linker refuses:
 #           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
+#   packages the Debian packages (debian/, tests/packages): debhelper and
+#           dh-dkms to build them, lintian to check them, DKMS to build
+#           pcam-dkms's module, abigail-tools for the ABI check (tests/abi);
+#           building them also needs uefi's gnu-efi, win32's mingw compilers
+#           and linux's kernel headers
 #   firmware the bare-metal boots (examples/firmware): QEMU's RISC-V, Arm and
 #           MIPS boards, the RISC-V and Arm gcc cross compilers, clang and
 #           ld.lld for the big-endian MIPS build
@@ -34,12 +39,13 @@ linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
 freebsd="clang-19 lld-19 llvm-19"
 tools="afl++ llvm gnuplot"
+packages="debhelper dh-dkms dkms lintian abigail-tools dpkg-dev python3"
 firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
 case "$what" in
-  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $firmware" ;;
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $packages $firmware" ;;
   demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
-  check|qemu|uefi|linux|win32|freebsd|tools|firmware) eval "pkgs=\"\$base \$$what\"" ;;
-  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|firmware]" >&2; exit 2 ;;
+  check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do
