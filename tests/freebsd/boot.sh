@@ -181,9 +181,11 @@ grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/
 if [ $driver = pcam ]; then
   grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
   # Nothing from pcam but its attach line (it logs warnings and errors
-  # only) and, on the AM53C974, the refused device reset below.
+  # only), the bad CCBs the guest sends through pass(4) below (one
+  # "refused CCB" line each) and, on the AM53C974, the refused device reset.
   refused="pcam0: pcam: target went on to a command instead of acting on our abort or reset message: COMMAND"
-  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
+  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
+    { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
     sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
 fi
 # No CAM error, retry or timeout on the bus but the injected one on target
@@ -194,32 +196,29 @@ grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$work/
   no "no MEDIUM ERROR asc:11,0 sense for target 2 on the console"
 grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/irq from the PCI bus"
 # Each disk: the unit CAM gave it at that target and LUN, then its size.
-# A LUN above 0 on the AM53C974 is the exception QEMU 7.2 forces: CAM's
-# probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which meets
-# the UNIT ATTENTION (29/00) the model holds after a reset; pcam's REQUEST
-# SENSE to that LUN is answered 5/25/00 LOGICAL UNIT NOT SUPPORTED by the
-# model's target-command path (../shared/QEMU.md: the real sense cannot be
-# fetched that way, for any driver), and CAM drops a LUN that says so.
-# Then the host requires the trace to show exactly that sequence reaching
-# that LUN through pcam; once the model answers properly the disk attaches
-# and is checked like the others.
+# A LUN above 0 on the AM53C974 is what QEMU 7.2 makes special: at boot
+# CAM's probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which
+# meets the UNIT ATTENTION (29/00) the model holds after a reset; pcam's
+# REQUEST SENSE to that LUN is answered 5/25/00 LOGICAL UNIT NOT SUPPORTED
+# by the model's target-command path (../shared/QEMU.md), and CAM drops a
+# LUN that says so. The guest's rescan after its bus reset (XPT_SCAN_BUS,
+# init.c) probes it again the same way through pcam, and then it attaches:
+# every disk must attach, at boot or by that rescan (the host says which),
+# and is then checked like the others (init.c tests a disk the rescan
+# found after the rescan).
 attached=0
+rescan_at=$(grep -anxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" | head -n 1 | cut -d: -f1)
 n=-1
 for d in $disks; do
   n=$((n + 1))
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
   unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
-  if [ -z "$unit" ] && [ "$l" -gt 0 ]; then
-    seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
-    if [ "$(seen 18)" -ge 1 ] && [ "$(seen 0)" -ge 1 ] && [ "$(seen 3)" -ge 1 ] && [ "$(seen 40)" -eq 0 ] &&
-       grep -q "^scsi_req_build_sense target $t lun $l tag [0-9]* key 0x06 asc 0x29" "$work/trace.log"; then
-      echo "NOTE: target $t lun $l: probed through pcam (INQUIRY $(seen 18)x, TEST UNIT READY, UNIT ATTENTION, REQUEST SENSE), not attached: QEMU 7.2 answers that REQUEST SENSE with LOGICAL UNIT NOT SUPPORTED"
-    else
-      no "target $t lun $l neither attached nor probed as QEMU 7.2 makes CAM drop it (trace.log)"
-    fi
-    continue
-  fi
   if [ -z "$unit" ]; then no "no 'daN at $hba bus 0 scbus0 target $t lun $l'"; continue; fi
+  at=$(grep -anxF "$unit at $hba bus 0 scbus0 target $t lun $l" "$work/console.txt" | head -n 1 | cut -d: -f1)
+  if [ -n "$rescan_at" ] && [ "$at" -gt "$rescan_at" ]; then
+    seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
+    echo "ok: target $t lun $l found by the guest's rescan (XPT_SCAN_BUS) as $unit; INQUIRY $(seen 18)x, TEST UNIT READY $(seen 0)x, REQUEST SENSE $(seen 3)x at that LUN in QEMU's trace"
+  fi
   attached=$((attached + 1))
   line="$unit: ${mb}MB ($((mb * 2048)) 512 byte sectors)"
   if grep -aqxF "$line" "$work/console.txt"; then
@@ -269,6 +268,10 @@ grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$work/console.txt" ||
   no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$work/console.txt")"
 grep -aqxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" ||
   no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$work/console.txt")"
+# Then a rescan (XPT_SCAN_BUS through /dev/xpt0, as camcontrol rescan):
+# done, and CAM finds the same disks (the attach-line count below).
+grep -aqxF "PCAMTEST scan-bus 0 status 1" "$work/console.txt" ||
+  no "expected 'PCAMTEST scan-bus 0 status 1', got: $(grep -a '^PCAMTEST scan-bus ' "$work/console.txt")"
 ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$work/console.txt" | head -n 1)
 if [ -z "$ru" ]; then
   no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$work/console.txt")"
@@ -311,10 +314,21 @@ fi
 if [ $driver = pcam ]; then
   rdev=1
   [ $chip = esp ] && rdev=13
-  for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" "read-again 0 status 1" \
+  for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" \
+           "ptr-no-length 0 status 6" "en-lun 0 status 6" "read-again 0 status 1" \
            "reset-dev 0 status $rdev" "read-after-reset-dev 0 status 1"; do
     grep -aqxF "PCAMTEST pass $l" "$work/console.txt" ||
       no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$work/console.txt")"
+  done
+  # pcam's console line for each CCB it refused before the bus: the 17-byte
+  # CDB and the data pointer without a length (XPT_SCSI_IO, 0x901), and
+  # XPT_EN_LUN (0x30), each CAM_REQ_INVALID (0x06) on the pass device's path.
+  pu=$(sed -n 's/^PCAMTEST pass da\([1-9]\) is .*$/\1/p' "$work/console.txt" | head -n 1)
+  pt=$(sed -n "s/^da$pu at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$work/console.txt" | head -n 1)
+  for fc in 901:2 30:1; do
+    got=$(grep -acxF "pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06" "$work/console.txt" || true)
+    [ "$got" -eq "${fc#*:}" ] ||
+      no "$got 'pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06' lines, ${fc#*:} expected"
   done
   grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$work/console.txt" ||
     no "no 'cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536' on the console"

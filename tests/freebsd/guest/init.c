@@ -147,14 +147,15 @@ static void read_check(int unit, int fd, const char *what, unsigned long lba, un
     result(unit, what, r == (long)len && bad < 0, r != (long)len ? (r < 0 ? r : 0) : bad);
 }
 
-static void test_disk(int unit)
+/* Returns 0 when there is no such disk. */
+static int test_disk(int unit)
 {
     char path[] = "/dev/daN";
     long size = 0, fd, r;
     path[7] = (char)('0' + unit);
     fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
     if (fd < 0)
-        return;
+        return 0;
     r = sc(SYS_ioctl, fd, (long)DIOCGMEDIASIZE, (long)&size, 0);
     put("PCAMTEST da");
     put_num((unsigned long)unit);
@@ -164,7 +165,7 @@ static void test_disk(int unit)
     if (r != 0 || size < (long)(PAT_WRITE_LBA + PAT_WRITE_BLOCKS) * 512) {
         result(unit, "size", 0, r);
         sc(SYS_close, fd, 0, 0, 0);
-        return;
+        return 1;
     }
     if ((unsigned long)size > PAT_BIG_BASE * 512ul) {
         read_check(unit, fd, "read-2t", PAT_BIG_BASE, PAT_BIG_BLOCKS * 512ul, 0);
@@ -175,7 +176,7 @@ static void test_disk(int unit)
         memset(buf, 0, sizeof buf);
         read_check(unit, fd, "readback-2t", PAT_BIG_BASE + PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
         sc(SYS_close, fd, 0, 0, 0);
-        return;
+        return 1;
     }
     if (small_unit == 0)
         small_unit = unit;
@@ -203,6 +204,7 @@ static void test_disk(int unit)
         put("\n");
     }
     sc(SYS_close, fd, 0, 0, 0);
+    return 1;
 }
 
 /* CAM's CCB as FreeBSD 13.2 amd64 lays it out: the size of union ccb and
@@ -213,6 +215,7 @@ static void test_disk(int unit)
 enum { CCB_PRIO = 0x00, CCB_FUNC = 0x50, CCB_STATUS = 0x54, CCB_PATH = 0x60, CCB_TARGET = 0x64, CCB_LUN = 0x68 };
 #define CAMIOCOMMAND 0xc4e01a02ul /* _IOWR(CAM_VERSION 0x1a, 2, union ccb) */
 #define XPT_RESET_BUS 0x411u /* 0x11 | XPT_FC_XPT_ONLY (0x400) */
+#define XPT_SCAN_BUS 0x708u  /* 0x08 | XPT_FC_QUEUED (0x100) | XPT_FC_USER_CCB (0x200) | XPT_FC_XPT_ONLY */
 #define CAM_PRIORITY_NORMAL 0x480u
 #define CAM_STATUS_MASK 0x3fu
 #define CAM_TARGET_WILDCARD 0xffffffffu /* ((target_id_t)~0), target_id_t is u_int */
@@ -249,8 +252,9 @@ static void put_long(long v)
  * first attempt did; xptdoioctl compares target_lun with
  * CAM_LUN_WILDCARD and refuses it: EINVAL), then with the wildcard as CAM
  * defines it. Prints "PCAMTEST reset-bus-lun64 <ioctl result>" and
- * "PCAMTEST reset-bus <ioctl result> status <CAM status>", then reads and
- * checks da<small_unit> again ("after-reset"). */
+ * "PCAMTEST reset-bus <ioctl result> status <CAM status>", rescans the bus
+ * (XPT_SCAN_BUS, "PCAMTEST scan-bus ..."), then reads and checks
+ * da<small_unit> again ("after-reset"). */
 static void reset_bus(void)
 {
     long fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0), r;
@@ -276,6 +280,22 @@ static void reset_bus(void)
         }
         put("\n");
     }
+    /* A rescan, as camcontrol rescan sends it: CAM probes every ID through
+     * pcam again and must find the same disks (no new attach line). */
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, XPT_SCAN_BUS, 4);
+    ccb_put(CCB_PATH, 0, 4);
+    ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
+    ccb_put(CCB_LUN, CAM_LUN_WILDCARD, 8);
+    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    put("PCAMTEST scan-bus ");
+    put_long(r);
+    put(" status ");
+    put_num(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK);
+    put("\n");
+    if (r != 0 || (ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) != 1)
+        fails++;
     sc(SYS_close, fd, 0, 0, 0);
     if (small_unit != 0) {
         char path[] = "/dev/daN";
@@ -300,31 +320,17 @@ enum {
 #define CAMGETPASSTHRU 0xc4e01a03ul /* _IOWR(CAM_VERSION 0x1a, 3, union ccb) */
 #define XPT_SCSI_IO 0x901u           /* 0x01 | XPT_FC_DEV_QUEUED (0x800 | XPT_FC_QUEUED 0x100) */
 #define XPT_RESET_DEV 0x912u         /* 0x12 | XPT_FC_DEV_QUEUED */
+#define XPT_EN_LUN 0x30u             /* target mode's enable LUN: no flags */
 #define CAM_DIR_IN 0x40u
 #define CAM_DIR_NONE 0xc0u
 
-/* One XPT_SCSI_IO through the pass(4) device fd: READ(10) of blocks at
- * block 0 with cdb_len and dxfer_len as given. Prints "PCAMTEST pass
- * <what> <ioctl result> status <CAM status>" and returns that status (0
- * when the ioctl failed). */
-static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb_len, unsigned long len)
+/* Send the CCB built in ccb[] through the pass(4) device fd. Prints
+ * "PCAMTEST pass <what> <ioctl result> status <CAM status>" and returns
+ * that status (0 when the ioctl failed). */
+static unsigned pass_send(long fd, const char *what)
 {
-    long r;
-    unsigned st;
-    memset(ccb, 0, sizeof ccb);
-    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-    ccb_put(CCB_FUNC, XPT_SCSI_IO, 4);
-    ccb_put(CCB_FLAGS, len != 0 ? CAM_DIR_IN : CAM_DIR_NONE, 4);
-    ccb_put(CCB_TIMEOUT, 10000, 4);
-    ccb_put(CSIO_DATA_PTR, len != 0 ? (unsigned long)buf : 0, 8);
-    ccb_put(CSIO_DXFER_LEN, len, 4);
-    ccb_put(CSIO_SENSE_LEN, 32, 1);
-    ccb_put(CSIO_CDB_LEN, cdb_len, 1);
-    ccb[CSIO_CDB] = 0x28; /* READ(10), LBA 0 */
-    ccb[CSIO_CDB + 7] = (unsigned char)(blocks >> 8);
-    ccb[CSIO_CDB + 8] = (unsigned char)blocks;
-    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
-    st = r == 0 ? (unsigned)(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) : 0;
+    long r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    unsigned st = r == 0 ? (unsigned)(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) : 0;
     put("PCAMTEST pass ");
     put(what);
     put(" ");
@@ -335,13 +341,42 @@ static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb
     return st;
 }
 
+/* A CCB of function func with no data, as far as the header. */
+static void pass_hdr(unsigned func)
+{
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, func, 4);
+    ccb_put(CCB_FLAGS, CAM_DIR_NONE, 4);
+    ccb_put(CCB_TIMEOUT, 10000, 4);
+}
+
+/* One XPT_SCSI_IO through the pass(4) device fd: READ(10) of blocks at
+ * block 0 with cdb_len and dxfer_len as given (CAM_DIR_IN with data, else
+ * CAM_DIR_NONE; with ptr_no_len, CAM_DIR_IN with a data pointer and a
+ * dxfer_len of 0). */
+static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb_len, unsigned long len, int ptr_no_len)
+{
+    pass_hdr(XPT_SCSI_IO);
+    ccb_put(CCB_FLAGS, len != 0 || ptr_no_len ? CAM_DIR_IN : CAM_DIR_NONE, 4);
+    ccb_put(CSIO_DATA_PTR, len != 0 || ptr_no_len ? (unsigned long)buf : 0, 8);
+    ccb_put(CSIO_DXFER_LEN, len, 4);
+    ccb_put(CSIO_SENSE_LEN, 32, 1);
+    ccb_put(CSIO_CDB_LEN, cdb_len, 1);
+    ccb[CSIO_CDB] = 0x28; /* READ(10), LBA 0 */
+    ccb[CSIO_CDB + 7] = (unsigned char)(blocks >> 8);
+    ccb[CSIO_CDB + 8] = (unsigned char)blocks;
+    return pass_send(fd, what);
+}
+
 /* Bad input through pass(4): the pass device of da<small_unit> (found with
  * CAMGETPASSTHRU on /dev/xpt0), then CAMIOCOMMAND with a good READ(10)
  * (data checked), a CDB of 17 bytes (more than the SIM takes), a
  * zero-length transfer (READ(10) of 0 blocks, CAM_DIR_NONE), a transfer of
- * 129 blocks (one past the 64 KiB maxio pcam announces), a good READ(10)
- * again, XPT_RESET_DEV and a good READ(10) after it. The host asserts each
- * line. */
+ * 129 blocks (one past the 64 KiB maxio pcam announces), CAM_DIR_IN with
+ * a data pointer and no length, XPT_EN_LUN (a function pcam lacks), a good
+ * READ(10) again, XPT_RESET_DEV and a good READ(10) after it. The host
+ * asserts each line. */
 static void pass_bad_input(void)
 {
     char path[] = "/dev/passNN";
@@ -374,28 +409,22 @@ static void pass_bad_input(void)
         return;
     }
     memset(buf, 0, 512);
-    if (pass_io(fd, "read", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+    if (pass_io(fd, "read", 1, 10, 512, 0) != 1 || check(0, 512, 0) >= 0)
         fails++;
-    pass_io(fd, "cdb17", 1, 17, 512);
-    pass_io(fd, "zero-length", 0, 10, 0);
-    pass_io(fd, "oversize", 129, 10, 129 * 512);
+    pass_io(fd, "cdb17", 1, 17, 512, 0);
+    pass_io(fd, "zero-length", 0, 10, 0, 0);
+    pass_io(fd, "oversize", 129, 10, 129 * 512, 0);
+    pass_io(fd, "ptr-no-length", 1, 10, 0, 1);
+    pass_hdr(XPT_EN_LUN); /* target mode: a function this SIM lacks */
+    pass_send(fd, "en-lun");
     memset(buf, 0, 512);
-    if (pass_io(fd, "read-again", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+    if (pass_io(fd, "read-again", 1, 10, 512, 0) != 1 || check(0, 512, 0) >= 0)
         fails++;
     /* A device reset through the same pass device, then a read again. */
-    memset(ccb, 0, sizeof ccb);
-    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-    ccb_put(CCB_FUNC, XPT_RESET_DEV, 4);
-    ccb_put(CCB_FLAGS, CAM_DIR_NONE, 4);
-    ccb_put(CCB_TIMEOUT, 10000, 4);
-    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
-    put("PCAMTEST pass reset-dev ");
-    put_long(r);
-    put(" status ");
-    put_num(r == 0 ? ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK : 0);
-    put("\n");
+    pass_hdr(XPT_RESET_DEV);
+    pass_send(fd, "reset-dev");
     memset(buf, 0, 512);
-    if (pass_io(fd, "read-after-reset-dev", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+    if (pass_io(fd, "read-after-reset-dev", 1, 10, 512, 0) != 1 || check(0, 512, 0) >= 0)
         fails++;
     sc(SYS_close, fd, 0, 0, 0);
 }
@@ -459,11 +488,18 @@ void pcam_init_main(void);
 void pcam_init_main(void)
 {
     con = (int)sc(SYS_open, (long)"/dev/console", O_RDWR, 0, 0);
+    unsigned tested = 0;
     put("PCAMTEST start\n");
     for (int unit = 1; unit <= 7; unit++)
-        test_disk(unit);
+        if (test_disk(unit))
+            tested |= 1u << unit;
     disklate();
     reset_bus();
+    /* A disk the rescan found (QEMU's AM53C974 LUN 1, osshim/freebsd/README.md)
+     * gets the same tests. */
+    for (int unit = 1; unit <= 7; unit++)
+        if ((tested & 1u << unit) == 0)
+            test_disk(unit);
     pass_bad_input();
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
