@@ -33,12 +33,18 @@
 # With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
 # instead of pcam.ko: the same image, I/O checks and timing with sym(4), the
 # peer for the disklate table (osshim/freebsd/README.md).
-# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym]
+# With MODE dump (freebsd-vm.dump.CHIP) the disks are the root and a 256 MiB
+# pattern disk at target 1; the guest makes that disk the dump device
+# (DIOCSKERNELDUMP, as dumpon(8)) and panics (debug.kdb.panic, the debugger
+# off): the kernel writes its minidump through pcam's SIM poll routine with
+# interrupts off and resets; the host finds the dump's headers and the
+# minidump on the image (imgcheck dump) and its size as the console gave it.
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump]
 # env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
 # (more loader.conf lines, e.g. boot_verbose="YES")
 set -eu
-src=$1 work=$2 chip=$3 imgcheck=$4 driver=${5:-pcam}
+src=$1 work=$2 chip=$3 imgcheck=$4 driver=${5:-pcam} mode=${6:-io}
 limit=${PCAM_FBSD_BOOT_LIMIT:-900}
 qemu=${QEMU:-qemu-system-x86_64}
 code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
@@ -62,6 +68,7 @@ case $chip in
        fault_ev=write fault_op=fault-write ;;
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
+[ "$mode" = dump ] && disks="0:0:16 1:0:256"
 # hba: the SIM's name on the console.
 case $driver in
   pcam) hba=pcam0 ;;
@@ -95,6 +102,8 @@ hint.da.0.at="scbus0"
 hint.da.0.target="0"
 hint.da.0.unit="0"
 vfs.root.mountfrom="msdosfs:/dev/da0"
+pcamtest.mode="$mode"
+kern.panic_reboot_wait_time="0"
 ${PCAM_FBSD_LOADER_EXTRA:-}
 EOF
 # FAT16 of 48 MiB: room for the 6 MiB kernel, and enough clusters that
@@ -162,7 +171,7 @@ result=limit
 while kill -0 $qpid 2>/dev/null; do
   sleep 2
   if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep 1; break; fi
-  if grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
+  if [ "$mode" = io ] && grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
   [ $(($(date +%s) - t0)) -lt "$limit" ] || break
 done
 kill -0 $qpid 2>/dev/null || result=poweroff
@@ -187,6 +196,29 @@ if [ $driver = pcam ]; then
   grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
     { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
     sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
+fi
+# The crash dump boot: the guest set da1 (target 1) as the dump device and
+# panicked; the kernel dumped through pcam with interrupts off (da(4)'s
+# dadump -> xpt_polled_action -> the SIM poll routine) and reset, which
+# ends QEMU (-no-reboot). The console must show the panic, minidumpsys's
+# "Dumping N out of M MB:" and "Dump complete"; the image the trailing and
+# leading headers, the minidump, N MB of it, and its other blocks untouched.
+if [ "$mode" = dump ]; then
+  for l in "PCAMTEST dumpon da1 0" "PCAMTEST debugger_on_panic 0: 0" "PCAMTEST panic now" "panic: kdb_sysctl_panic" \
+           "Dump complete"; do
+    grep -aqxF "$l" "$work/console.txt" || no "no '$l' on the console"
+  done
+  grep -aqxF "da1 at $hba bus 0 scbus0 target 1 lun 0" "$work/console.txt" || no "no 'da1 at $hba bus 0 scbus0 target 1 lun 0'"
+  grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[0-9]+:[0-9]+\): .*(error|retry|retrying|timeout)" "$work/console.txt" &&
+    no "CAM reported errors on $hba"
+  dmb=$(sed -n 's/^Dumping \([0-9]*\) out of [0-9]* MB:.*/\1/p' "$work/console.txt" | head -n 1)
+  if [ -z "$dmb" ]; then
+    no "no 'Dumping N out of M MB:' on the console"
+  else
+    "$imgcheck" dump "$work/disk1.img" $((256 * 2048)) kdb_sysctl_panic "$dmb" || no "disk1.img holds no good $dmb MB dump"
+  fi
+  [ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: a $dmb MB kernel dump written through pcam's poll routine, $secs s"
+  exit $fail
 fi
 # No CAM error, retry or timeout on the bus but the injected one on target
 # 2 (GEOM has read every disk), and for that one CAM's decoded sense.

@@ -33,7 +33,8 @@
 /* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
 enum {
     SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
-    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_pread = 475, SYS_pwrite = 476
+    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_kenv = 390, SYS_pread = 475, SYS_pwrite = 476,
+    SYS___sysctlbyname = 570
 };
 #define CLOCK_MONOTONIC 4
 #define O_RDONLY 0
@@ -41,19 +42,24 @@ enum {
 #define RB_POWEROFF 0x4000
 #define DIOCGMEDIASIZE 0x40086481ul /* _IOR('d', 129, off_t) */
 
-/* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8; the carry
- * flag says the result in rax is an errno. Returned here as -errno. */
-static long sc(long n, long a1, long a2, long a3, long a4)
+/* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8, r9; the
+ * carry flag says the result in rax is an errno. Returned here as -errno. */
+static long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 {
     register long r10 __asm__("r10") = a4;
-    register long r8 __asm__("r8") = 0;
-    register long r9 __asm__("r9") = 0;
+    register long r8 __asm__("r8") = a5;
+    register long r9 __asm__("r9") = a6;
     unsigned char cf;
     __asm__ volatile("syscall\n\tsetc %1"
                      : "+a"(n), "=r"(cf), "+D"(a1), "+S"(a2), "+d"(a3), "+r"(r10), "+r"(r8), "+r"(r9)
                      :
                      : "rcx", "r11", "memory", "cc");
     return cf ? -n : n;
+}
+
+static long sc(long n, long a1, long a2, long a3, long a4)
+{
+    return sc6(n, a1, a2, a3, a4, 0, 0);
 }
 
 /* The compiler may emit calls to these even in a freestanding program. */
@@ -484,10 +490,61 @@ static void disklate(void)
     sc(SYS_close, fd, 0, 0, 0);
 }
 
+/* ---- the crash dump boot (loader.conf: pcamtest.mode="dump") ---- */
+
+#define KENV_GET 0
+/* _IOW('d', 145, struct diocskerneldump_arg): 152 bytes on amd64 (sys/disk.h). */
+#define DIOCSKERNELDUMP 0x80986491ul
+#define KDA_SIZE 152
+#define KDA_APPEND 252 /* UINT8_MAX - 3: after any dump device already set */
+
+static long sysctl_int(const char *name, int v)
+{
+    return sc6(SYS___sysctlbyname, (long)name, (long)slen(name), 0, 0, (long)&v, sizeof v);
+}
+
+/* What dumpon(8) does for a disk (kda_index KDA_APPEND, no compression or
+ * encryption) on da1, then a panic from debug.kdb.panic with the debugger
+ * off: the kernel writes its minidump through pcam's poll routine and
+ * resets. The host checks the image (imgcheck dump). */
+static void dump_boot(void)
+{
+    static unsigned char kda[KDA_SIZE] __attribute__((aligned(8)));
+    long fd = sc(SYS_open, (long)"/dev/da1", O_RDONLY, 0, 0), r;
+    if (fd < 0) {
+        result(1, "dump-open", 0, fd);
+        return;
+    }
+    memset(kda, 0, sizeof kda);
+    kda[0] = KDA_APPEND;
+    r = sc(SYS_ioctl, fd, (long)DIOCSKERNELDUMP, (long)kda, 0);
+    put("PCAMTEST dumpon da1 ");
+    put_long(r);
+    put("\n");
+    if (r != 0)
+        return;
+    r = sysctl_int("debug.debugger_on_panic", 0);
+    put("PCAMTEST debugger_on_panic 0: ");
+    put_long(r);
+    put("\nPCAMTEST panic now\n");
+    r = sysctl_int("debug.kdb.panic", 1);
+    result(1, "panic", 0, r); /* only if the kernel did not panic */
+}
+
 void pcam_init_main(void);
 void pcam_init_main(void)
 {
+    char mode[16];
     con = (int)sc(SYS_open, (long)"/dev/console", O_RDWR, 0, 0);
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.mode", (long)mode, sizeof mode) == 5 && mode[0] == 'd' &&
+        mode[1] == 'u' && mode[2] == 'm' && mode[3] == 'p' && mode[4] == '\0') {
+        put("PCAMTEST start dump\n");
+        dump_boot();
+        put("PCAMTEST done, failures 1\n");
+        sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
+        for (;;)
+            ;
+    }
     unsigned tested = 0;
     put("PCAMTEST start\n");
     for (int unit = 1; unit <= 7; unit++)
