@@ -69,6 +69,11 @@ case $chip in
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
 [ "$mode" = dump ] && disks="0:0:16 1:0:256"
+# Hot removal and addition (init.c's hotplug(), pcam.ko's I/O boots only):
+# disk index 3 (target 3, 3 TiB) goes while idle, index 2 (target 2, 40 MiB)
+# during reads, and a 32 MiB disk comes at target 5.
+hotplug=0
+[ "$mode" = io ] && [ "$driver" = pcam ] && hotplug=1
 # hba: the SIM's name on the console.
 case $driver in
   pcam) hba=pcam0 ;;
@@ -103,6 +108,8 @@ hint.da.0.target="0"
 hint.da.0.unit="0"
 vfs.root.mountfrom="msdosfs:/dev/da0"
 pcamtest.mode="$mode"
+pcamtest.hotplug="$hotplug"
+kern.cam.da.default_timeout="10"
 kern.panic_reboot_wait_time="0"
 ${PCAM_FBSD_LOADER_EXTRA:-}
 EOF
@@ -143,7 +150,7 @@ for d in $disks; do
   else
     scsi="$scsi -drive if=none,id=d$n,format=raw,file=$work/disk$n.img"
   fi
-  scsi="$scsi -device scsi-hd,drive=d$n,bus=scsi0.0,scsi-id=$t,lun=$l"
+  scsi="$scsi -device scsi-hd,drive=d$n,id=hd$n,bus=scsi0.0,scsi-id=$t,lun=$l"
   n=$((n + 1))
 done
 truncate -s 2M "$work/cd.iso"
@@ -155,7 +162,18 @@ t0=$(date +%s)
 # each sense it built, each UNIT ATTENTION a reset set and each BUS DEVICE
 # RESET message the LSI53C895A took.
 # shellcheck disable=SC2086
-"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot \
+# The monitor on two pipes, for the hot-plug commands (mon.in) and their
+# answers (mon.out, drained into mon.log); the hot disk's drive is there
+# from the start, its device comes with device_add.
+rm -f "$work/mon.in" "$work/mon.out"
+mkfifo "$work/mon.in" "$work/mon.out"
+cat "$work/mon.out" >"$work/mon.log" &
+catpid=$!
+"$imgcheck" make "$work/hot.img" $((32 * 2048))
+# shellcheck disable=SC2086
+"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -no-reboot \
+  -chardev pipe,id=mon,path="$work/mon" -mon chardev=mon,mode=readline \
+  -drive if=none,id=dhot,format=raw,file="$work/hot.img" \
   -drive if=pflash,format=raw,readonly=on,file="$code" \
   -drive if=pflash,format=raw,file="$work/vars.fd" \
   -drive if=none,id=boot,format=raw,file="$work/boot.img" \
@@ -166,10 +184,20 @@ t0=$(date +%s)
   -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -D "$work/trace.log" \
   -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
 qpid=$!
-trap 'kill $qpid 2>/dev/null || true' EXIT INT TERM
+trap 'kill $qpid $catpid 2>/dev/null || true' EXIT INT TERM
 result=limit
+mon() { echo "$1" >"$work/mon.in"; echo "monitor: $1"; }
+hp=0
 while kill -0 $qpid 2>/dev/null; do
-  sleep 2
+  sleep 1
+  if [ $hotplug = 1 ]; then
+    case $hp in
+      0) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=1; } ;;
+      1) grep -aqE '^PCAMTEST hot-del-io da[0-9]+ ready' "$work/console.log" && { sleep 1; mon "device_del hd2"; hp=2; } ;;
+      2) grep -aqE '^PCAMTEST hot-add ready' "$work/console.log" &&
+           { mon "device_add scsi-hd,drive=dhot,id=hdhot,bus=scsi0.0,scsi-id=5,lun=0"; hp=3; } ;;
+    esac
+  fi
   if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep 1; break; fi
   if [ "$mode" = io ] && grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
   [ $(($(date +%s) - t0)) -lt "$limit" ] || break
@@ -177,9 +205,16 @@ done
 kill -0 $qpid 2>/dev/null || result=poweroff
 kill $qpid 2>/dev/null || true
 wait $qpid 2>/dev/null || true
+kill $catpid 2>/dev/null || true
+wait $catpid 2>/dev/null || true
 trap - EXIT INT TERM
 secs=$(($(date +%s) - t0))
 tr -d '\r' <"$work/console.log" >"$work/console.txt"
+# The I/O checks read the console up to the hot-plug part (pre), which
+# removes disks and reuses their unit numbers; that part is checked on its own (post).
+pre=$work/console.pre post=$work/console.post
+sed '/^PCAMTEST hot-del-idle da[0-9]* ready$/q' "$work/console.txt" >"$pre"
+sed -n '/^PCAMTEST hot-del-idle da[0-9]* ready$/,$p' "$work/console.txt" >"$post"
 echo "boot ($chip): $result after $secs s; console in $work/console.txt"
 grep -aE 'pcam|^da[0-9]|^cd[0-9]|KLD|reloc|panic|Fatal|mountroot|PCAMTEST' "$work/console.txt" | head -80
 
@@ -222,11 +257,11 @@ if [ "$mode" = dump ]; then
 fi
 # No CAM error, retry or timeout on the bus but the injected one on target
 # 2 (GEOM has read every disk), and for that one CAM's decoded sense.
-grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[013-9]:[0-9]+\): .*(error|retry|retrying|timeout|status)" "$work/console.txt" &&
+grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[013-9]:[0-9]+\): .*(error|retry|retrying|timeout|status)" "$pre" &&
   no "CAM reported errors on $hba"
-grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$work/console.txt" ||
+grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$pre" ||
   no "no MEDIUM ERROR asc:11,0 sense for target 2 on the console"
-grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/irq from the PCI bus"
+grep -aqE "^$hba: .* (port|irq) " "$pre" || no "$hba got no port/irq from the PCI bus"
 # Each disk: the unit CAM gave it at that target and LUN, then its size.
 # A LUN above 0 on the AM53C974 is what QEMU 7.2 makes special: at boot
 # CAM's probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which
@@ -239,37 +274,37 @@ grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/ir
 # and is then checked like the others (init.c tests a disk the rescan
 # found after the rescan).
 attached=0
-rescan_at=$(grep -anxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" | head -n 1 | cut -d: -f1)
+rescan_at=$(grep -anxF "PCAMTEST reset-bus 0 status 1" "$pre" | head -n 1 | cut -d: -f1)
 n=-1
 for d in $disks; do
   n=$((n + 1))
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
-  unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
+  unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$pre" | head -n 1)
   if [ -z "$unit" ]; then no "no 'daN at $hba bus 0 scbus0 target $t lun $l'"; continue; fi
-  at=$(grep -anxF "$unit at $hba bus 0 scbus0 target $t lun $l" "$work/console.txt" | head -n 1 | cut -d: -f1)
+  at=$(grep -anxF "$unit at $hba bus 0 scbus0 target $t lun $l" "$pre" | head -n 1 | cut -d: -f1)
   if [ -n "$rescan_at" ] && [ "$at" -gt "$rescan_at" ]; then
     seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
     echo "ok: target $t lun $l found by the guest's rescan (XPT_SCAN_BUS) as $unit; INQUIRY $(seen 18)x, TEST UNIT READY $(seen 0)x, REQUEST SENSE $(seen 3)x at that LUN in QEMU's trace"
   fi
   attached=$((attached + 1))
   line="$unit: ${mb}MB ($((mb * 2048)) 512 byte sectors)"
-  if grep -aqxF "$line" "$work/console.txt"; then
+  if grep -aqxF "$line" "$pre"; then
     echo "ok: $unit at target $t lun $l: $line"
   else
-    no "expected '$line' (target $t lun $l), got: $(grep -a "^$unit: [0-9]*MB" "$work/console.txt" | head -n 1)"
+    no "expected '$line' (target $t lun $l), got: $(grep -a "^$unit: [0-9]*MB" "$pre" | head -n 1)"
   fi
   if [ $n -eq 0 ]; then
     [ "$unit" = da0 ] || no "the root disk is $unit, not da0"
     continue
   fi
   # The guest's results for this disk, then the image itself.
-  grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$work/console.txt" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
+  grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$pre" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
   # Over 2 TiB: the reads and writes above block 2^32 only.
   if [ "$mb" -gt 2097152 ]; then whats="read-2t write-2t readback-2t" mode=checkbig
   else whats="read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k" mode=check; fi
   for what in $whats; do
-    grep -aqxF "PCAMTEST $unit $what ok" "$work/console.txt" ||
-      no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$work/console.txt")"
+    grep -aqxF "PCAMTEST $unit $what ok" "$pre" ||
+      no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$pre")"
   done
   "$imgcheck" $mode "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
   # The fault block: EIO (5) for the faulted operation on target 2 only.
@@ -277,8 +312,8 @@ for d in $disks; do
     for op in fault-read fault-write; do
       want=4096
       [ "$t" -eq 2 ] && [ $op = "$fault_op" ] && want=-5
-      grep -aqxF "PCAMTEST $unit $op $want" "$work/console.txt" ||
-        no "expected 'PCAMTEST $unit $op $want', got: $(grep -a "^PCAMTEST $unit $op " "$work/console.txt")"
+      grep -aqxF "PCAMTEST $unit $op $want" "$pre" ||
+        no "expected 'PCAMTEST $unit $op $want', got: $(grep -a "^PCAMTEST $unit $op " "$pre")"
     done
   fi
   # ... and they went as READ(16)/WRITE(16) (0x88/0x8a) on the wire.
@@ -296,20 +331,20 @@ done
 # reads on that disk's target (the bus reset sets a UNIT ATTENTION 29/00
 # on every LUN) and be followed by that UNIT ATTENTION reported and the
 # re-reads (8 KiB, then 192 KiB in maxio pieces).
-grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$work/console.txt" ||
-  no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$work/console.txt")"
-grep -aqxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" ||
-  no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$work/console.txt")"
+grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$pre" ||
+  no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$pre")"
+grep -aqxF "PCAMTEST reset-bus 0 status 1" "$pre" ||
+  no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$pre")"
 # Then a rescan (XPT_SCAN_BUS through /dev/xpt0, as camcontrol rescan):
 # done, and CAM finds the same disks (the attach-line count below).
-grep -aqxF "PCAMTEST scan-bus 0 status 1" "$work/console.txt" ||
-  no "expected 'PCAMTEST scan-bus 0 status 1', got: $(grep -a '^PCAMTEST scan-bus ' "$work/console.txt")"
-ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$work/console.txt" | head -n 1)
+grep -aqxF "PCAMTEST scan-bus 0 status 1" "$pre" ||
+  no "expected 'PCAMTEST scan-bus 0 status 1', got: $(grep -a '^PCAMTEST scan-bus ' "$pre")"
+ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$pre" | head -n 1)
 if [ -z "$ru" ]; then
-  no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$work/console.txt")"
+  no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$pre")"
 else
-  grep -aqxF "PCAMTEST $ru after-reset-192k ok" "$work/console.txt" || no "no 'PCAMTEST $ru after-reset-192k ok'"
-  rt=$(sed -n "s/^$ru at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$work/console.txt" | head -n 1)
+  grep -aqxF "PCAMTEST $ru after-reset-192k ok" "$pre" || no "no 'PCAMTEST $ru after-reset-192k ok'"
+  rt=$(sed -n "s/^$ru at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$pre" | head -n 1)
   if [ -z "$rt" ]; then
     no "no target for $ru"
   else
@@ -349,45 +384,101 @@ if [ $driver = pcam ]; then
   for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" \
            "ptr-no-length 0 status 6" "en-lun 0 status 6" "read-again 0 status 1" \
            "reset-dev 0 status $rdev" "read-after-reset-dev 0 status 1"; do
-    grep -aqxF "PCAMTEST pass $l" "$work/console.txt" ||
-      no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$work/console.txt")"
+    grep -aqxF "PCAMTEST pass $l" "$pre" ||
+      no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$pre")"
   done
   # pcam's console line for each CCB it refused before the bus: the 17-byte
   # CDB and the data pointer without a length (XPT_SCSI_IO, 0x901), and
   # XPT_EN_LUN (0x30), each CAM_REQ_INVALID (0x06) on the pass device's path.
-  pu=$(sed -n 's/^PCAMTEST pass da\([1-9]\) is .*$/\1/p' "$work/console.txt" | head -n 1)
-  pt=$(sed -n "s/^da$pu at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$work/console.txt" | head -n 1)
+  pu=$(sed -n 's/^PCAMTEST pass da\([1-9]\) is .*$/\1/p' "$pre" | head -n 1)
+  pt=$(sed -n "s/^da$pu at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$pre" | head -n 1)
   for fc in 901:2 30:1; do
-    got=$(grep -acxF "pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06" "$work/console.txt" || true)
+    got=$(grep -acxF "pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06" "$pre" || true)
     [ "$got" -eq "${fc#*:}" ] ||
       no "$got 'pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06' lines, ${fc#*:} expected"
   done
-  grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$work/console.txt" ||
+  grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$pre" ||
     no "no 'cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536' on the console"
   if [ $chip = esp ]; then
-    grep -aqxF "$refused" "$work/console.txt" || no "no '$refused' for the device reset on the AM53C974"
+    grep -aqxF "$refused" "$pre" || no "no '$refused' for the device reset on the AM53C974"
   else
     grep -q "^lsi_do_msgout_busdevicereset " "$work/trace.log" || no "no BUS DEVICE RESET message in QEMU's trace"
   fi
 else
-  grep -a '^PCAMTEST pass ' "$work/console.txt" | sed 's/^/NOTE: sym.ko: /'
+  grep -a '^PCAMTEST pass ' "$pre" | sed 's/^/NOTE: sym.ko: /'
+fi
+# Hot removal and addition (init.c's hotplug(), the monitor commands in the
+# wait loop above). The 3 TiB disk (target 3) is removed while idle: the
+# guest's next read meets selection timeouts until CAM's retries run out,
+# fails with ENXIO (6), CAM reports the device lost ("detached", "Periph
+# destroyed") and its /dev node goes (ENOENT, 2). The 40 MiB disk (target 2)
+# is removed during a run of reads: the same, after at least one good read.
+# Nothing else may go wrong meanwhile: the only CAM errors allowed are the
+# selection timeouts of those two targets and da(4)'s retries after them
+# ("Retrying command, N more tries remain"), a command timeout on target 2
+# (QEMU's AM53C974 model drops the command in flight when its disk goes:
+# pcam's core ends it with CAM_CMD_TIMEOUT when da(4)'s timeout, 10 s
+# here, runs out), and pcam prints nothing (the
+# check above covers the whole console). Then a 32 MiB disk at target 5 is
+# added; the guest's XPT_SCAN_BUS finds it and tests it like the others.
+if [ $hotplug = 1 ]; then
+  unit_at() { sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $1 lun 0\$/\1/p" "$2" | head -n 1; }
+  for hv in idle:3 io:2; do
+    what=hot-del-${hv%%:*} t=${hv#*:}
+    u=$(unit_at "$t" "$pre")
+    reads=$(sed -n "s/^PCAMTEST $what $u reads \([0-9]*\) then -6\$/\1/p" "$post")
+    if [ -z "$u" ] || [ -z "$reads" ]; then
+      no "expected 'PCAMTEST $what ${u:-daN} reads N then -6', got: $(grep -a "^PCAMTEST $what .* reads " "$post")"
+    elif [ "$reads" -lt 1 ]; then
+      no "$what: no good read before the removal"
+    else
+      grep -aqxF "PCAMTEST $what $u gone -2" "$post" || no "no 'PCAMTEST $what $u gone -2': $(grep -a "^PCAMTEST $what $u " "$post")"
+      grep -aqE "^$u: <.*> +detached\$" "$post" || no "no '$u: <...> detached' for target $t"
+      grep -aqxF "($u:$hba:0:$t:0): Periph destroyed" "$post" || no "no '($u:$hba:0:$t:0): Periph destroyed'"
+      grep -aqxF "($u:$hba:0:$t:0): CAM status: Selection Timeout" "$post" || no "no selection timeout for target $t"
+      echo "ok: target $t ($u) removed $( [ $t = 3 ] && echo while idle || echo during reads, after $reads good 64 KiB reads): ENXIO, lost, node gone"
+    fi
+  done
+  grep -aE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[0-9]+:[0-9]+\): " "$post" | grep -aiE "error|retry|timeout|status" |
+    grep -avE "^\(da[0-9]+:$hba:0:[23]:0\): (CAM status: Selection Timeout|Retrying command, [0-9]+ more tries remain)\$" |
+    grep -avE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout\$" |
+    sed 's/^/unexpected: /' | grep . &&
+    no "CAM errors during the hot-plug part other than the removed disks' selection timeouts and da(4)'s retries of them"
+  grep -aqE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout\$" "$post" &&
+    echo "NOTE: the read in flight when target 2 went was never answered (QEMU's model dropped it); pcam ended it with CAM_CMD_TIMEOUT after da(4)'s timeout, then CAM's retries met selection timeouts"
+  hu=$(unit_at 5 "$post")
+  if [ -z "$hu" ]; then
+    no "no 'daN at $hba bus 0 scbus0 target 5 lun 0' for the added disk"
+  else
+    grep -aqxF "$hu: 32MB (65536 512 byte sectors)" "$post" || no "no '$hu: 32MB (65536 512 byte sectors)'"
+    grep -aqE "^PCAMTEST hot-add $hu after scans [0-9]+\$" "$post" || no "no 'PCAMTEST hot-add $hu after scans N'"
+    grep -aqxF "PCAMTEST $hu size 33554432" "$post" || no "no 'PCAMTEST $hu size 33554432'"
+    for what in read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k; do
+      grep -aqxF "PCAMTEST $hu $what ok" "$post" || no "no 'PCAMTEST $hu $what ok' for the added disk"
+    done
+    for op in fault-read fault-write; do
+      grep -aqxF "PCAMTEST $hu $op 4096" "$post" || no "no 'PCAMTEST $hu $op 4096' for the added disk"
+    done
+    "$imgcheck" check "$work/hot.img" $((32 * 2048)) || no "hot.img (target 5) is not what the guest wrote"
+    echo "ok: a disk added at target 5 found by $(sed -n "s/^PCAMTEST hot-add $hu after scans \([0-9]*\)\$/\1/p" "$post") XPT_SCAN_BUS as $hu, I/O checked"
+  fi
 fi
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
-ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
+ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$pre" || true)
 [ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to $hba, $attached of them expected"
-cdu=$(sed -n "s/^\\(cd[0-9]*\\) at $hba bus 0 scbus0 target 4 lun 0\$/\\1/p" "$work/console.txt" | head -n 1)
+cdu=$(sed -n "s/^\\(cd[0-9]*\\) at $hba bus 0 scbus0 target 4 lun 0\$/\\1/p" "$pre" | head -n 1)
 if [ -z "$cdu" ]; then
   no "no 'cdN at $hba bus 0 scbus0 target 4 lun 0'"
 else
-  grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$work/console.txt" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
-    no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$work/console.txt" | head -n 1)"
+  grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$pre" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
+    no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$pre" | head -n 1)"
 fi
 # disklate: per-read times of the 4 KiB and 8 KiB re-reads (each kind's
 # fastest of 3 rounds) give the command overhead 2*t(4K) - t(8K) and the
 # rate 4 KiB / (t(8K) - t(4K)).
-grep -aqx "PCAMTEST da[1-9] disklate-data ok" "$work/console.txt" || no "no 'PCAMTEST daN disklate-data ok'"
-fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$work/console.txt" | sort -n | head -n 1; }
-rounds=$(grep -ac '^PCAMTEST disklate ' "$work/console.txt" || true)
+grep -aqx "PCAMTEST da[1-9] disklate-data ok" "$pre" || no "no 'PCAMTEST daN disklate-data ok'"
+fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$pre" | sort -n | head -n 1; }
+rounds=$(grep -ac '^PCAMTEST disklate ' "$pre" || true)
 [ "$rounds" -eq 9 ] || no "$rounds disklate rounds on the console, 9 expected"
 ns4=$(fastest reread-4k) ns8=$(fastest reread-8k) nsr=$(fastest random-4k)
 if [ -n "$ns4" ] && [ -n "$ns8" ] && [ -n "$nsr" ] && [ "$ns4" -gt 0 ] && [ "$ns8" -gt 0 ] && [ "$nsr" -gt 0 ]; then

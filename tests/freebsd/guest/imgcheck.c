@@ -14,8 +14,12 @@
  * extent before it, the leading header (the same bytes) in the block before
  * the extent, the amd64 minidump's magic at the extent's start, and every
  * block before the leader still the host pattern.
+ * "soak" checks a disk of the sustained-load boot: every block is either
+ * the host pattern or a soak sector (pattern.h) of that disk's unit and
+ * that very LBA; it prints how many of each.
  * usage: imgcheck make|check|big|checkbig IMAGE BLOCKS
  *        imgcheck dump IMAGE BLOCKS PANICSTRING MB   (MB: the console's "Dumping MB out of")
+ *        imgcheck soak IMAGE BLOCKS UNIT
  */
 #define _FILE_OFFSET_BITS 64
 #define _POSIX_C_SOURCE 200809L
@@ -142,12 +146,56 @@ static int dump(const char *path, unsigned long long blocks, const char *panic, 
     return 0;
 }
 
+static int soak(const char *path, unsigned long long blocks, unsigned unit)
+{
+    unsigned char b[512];
+    unsigned long long host = 0, soaked = 0, bad = 0, first_bad = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        perror(path);
+        return 1;
+    }
+    for (unsigned long long n = 0; n < blocks; n++) {
+        int ok = 1;
+        if (fread(b, 1, sizeof b, f) != sizeof b) {
+            fprintf(stderr, "%s: short at block %llu\n", path, n);
+            return 1;
+        }
+        for (unsigned j = 0; j < sizeof b && ok; j++)
+            ok = b[j] == pat_host((unsigned long)n, j);
+        if (ok) {
+            host++;
+            continue;
+        }
+        unsigned gen = (unsigned)b[17] | (unsigned)b[18] << 8;
+        ok = gen != 0;
+        for (unsigned j = 0; j < sizeof b && ok; j++)
+            ok = b[j] == pat_soak(unit, (unsigned long)n, gen, j);
+        if (ok) {
+            soaked++;
+        } else if (bad++ == 0) {
+            first_bad = n;
+        }
+    }
+    fclose(f);
+    if (bad != 0) {
+        printf("%s: %llu blocks neither the host pattern nor da%u's soak sector for their LBA, the first %llu\n",
+               path, bad, unit, first_bad);
+        return 1;
+    }
+    printf("%s: %llu blocks: %llu soak sectors of da%u at their own LBA, %llu host pattern\n", path, blocks,
+           soaked, unit, host);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     unsigned char b[512];
     unsigned long n, blocks, bad = 0, first_bad = 0;
     FILE *f;
 
+    if (argc == 5 && strcmp(argv[1], "soak") == 0)
+        return soak(argv[2], strtoull(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));
     if (argc == 6 && strcmp(argv[1], "dump") == 0)
         return dump(argv[2], strtoull(argv[3], NULL, 0), argv[4], strtoull(argv[5], NULL, 0));
     if (argc != 4) {

@@ -34,7 +34,7 @@
 enum {
     SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
     SYS_reboot = 55, SYS_clock_gettime = 232, SYS_kenv = 390, SYS_pread = 475, SYS_pwrite = 476,
-    SYS___sysctlbyname = 570
+    SYS___sysctlbyname = 570, SYS_nanosleep = 240, SYS_fork = 2, SYS_wait4 = 7
 };
 #define CLOCK_MONOTONIC 4
 #define O_RDONLY 0
@@ -253,6 +253,19 @@ static void put_long(long v)
     put_num((unsigned long)(v < 0 ? -v : v));
 }
 
+/* A bus-wide CCB (XPT_RESET_BUS, XPT_SCAN_BUS) for bus 0, all targets and
+ * the given LUN, through /dev/xpt0's CAMIOCOMMAND; the status stays in ccb[]. */
+static long xpt_bus_ccb(long fd, unsigned func, unsigned long lun)
+{
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, func, 4);
+    ccb_put(CCB_PATH, 0, 4);
+    ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
+    ccb_put(CCB_LUN, lun, 8);
+    return sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+}
+
 /* XPT_RESET_BUS on bus 0 through /dev/xpt0's CAMIOCOMMAND, as camcontrol
  * reset does: first with the LUN written as 64-bit all ones (what the
  * first attempt did; xptdoioctl compares target_lun with
@@ -269,13 +282,7 @@ static void reset_bus(void)
         return;
     }
     for (int pass = 0; pass < 2; pass++) {
-        memset(ccb, 0, sizeof ccb);
-        ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-        ccb_put(CCB_FUNC, XPT_RESET_BUS, 4);
-        ccb_put(CCB_PATH, 0, 4);
-        ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
-        ccb_put(CCB_LUN, pass == 0 ? ~0ul : CAM_LUN_WILDCARD, 8);
-        r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+        r = xpt_bus_ccb(fd, XPT_RESET_BUS, pass == 0 ? ~0ul : CAM_LUN_WILDCARD);
         put(pass == 0 ? "PCAMTEST reset-bus-lun64 " : "PCAMTEST reset-bus ");
         put_long(r);
         if (pass == 1) {
@@ -288,13 +295,7 @@ static void reset_bus(void)
     }
     /* A rescan, as camcontrol rescan sends it: CAM probes every ID through
      * pcam again and must find the same disks (no new attach line). */
-    memset(ccb, 0, sizeof ccb);
-    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-    ccb_put(CCB_FUNC, XPT_SCAN_BUS, 4);
-    ccb_put(CCB_PATH, 0, 4);
-    ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
-    ccb_put(CCB_LUN, CAM_LUN_WILDCARD, 8);
-    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    r = xpt_bus_ccb(fd, XPT_SCAN_BUS, CAM_LUN_WILDCARD);
     put("PCAMTEST scan-bus ");
     put_long(r);
     put(" status ");
@@ -490,6 +491,285 @@ static void disklate(void)
     sc(SYS_close, fd, 0, 0, 0);
 }
 
+/* ---- hot removal and addition (loader.conf: pcamtest.hotplug="1") ---- */
+
+static void nap(unsigned long ms)
+{
+    long ts[2] = {(long)(ms / 1000), (long)(ms % 1000) * 1000000};
+    sc(SYS_nanosleep, (long)ts, 0, 0, 0);
+}
+
+/* The first daN (1..9) with a size in [lo, hi], or 0. */
+static int find_unit(unsigned long lo, unsigned long hi)
+{
+    for (int unit = 1; unit <= 9; unit++) {
+        char path[] = "/dev/daN";
+        long size = 0, fd, r;
+        path[7] = (char)('0' + unit);
+        fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+        if (fd < 0)
+            continue;
+        r = sc(SYS_ioctl, fd, (long)DIOCGMEDIASIZE, (long)&size, 0);
+        sc(SYS_close, fd, 0, 0, 0);
+        if (r == 0 && (unsigned long)size >= lo && (unsigned long)size <= hi)
+            return unit;
+    }
+    return 0;
+}
+
+static void say_unit(const char *what, int unit, const char *rest)
+{
+    put("PCAMTEST ");
+    put(what);
+    put(" da");
+    put_num((unsigned long)unit);
+    put(rest);
+}
+
+/* After a disk went: CAM must take its daN away (open fails) within 60 s. */
+static void wait_gone(const char *what, int unit)
+{
+    char path[] = "/dev/daN";
+    path[7] = (char)('0' + unit);
+    for (int i = 0; i < 600; i++) {
+        long fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+        if (fd < 0) {
+            say_unit(what, unit, " gone ");
+            put_long(fd);
+            put("\n");
+            return;
+        }
+        sc(SYS_close, fd, 0, 0, 0);
+        nap(100);
+    }
+    say_unit(what, unit, " still there after 60 s\n");
+    fails++;
+}
+
+/* Reads of len bytes at block 0 (every gap_ms), or sequential 64 KiB reads
+ * below the fault block, until one fails (at most about 120 s). Prints
+ * "PCAMTEST <what> daN reads <good ones> then <error>". */
+static void read_until_error(const char *what, int unit, unsigned long gap_ms)
+{
+    char path[] = "/dev/daN";
+    unsigned long good = 0, t0 = 0, lba = 0;
+    long fd, r = 0;
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+    if (fd < 0) {
+        result(unit, what, 0, fd);
+        return;
+    }
+    t0 = now_ns();
+    while (now_ns() - t0 < 120000000000ul) {
+        r = sc(SYS_pread, fd, (long)buf, gap_ms != 0 ? 512 : 65536, (long)(lba * 512));
+        if (r < 0)
+            break;
+        good++;
+        if (gap_ms != 0) {
+            nap(gap_ms);
+        } else {
+            lba += 128;
+            if (lba + 128 > PAT_FAULT_LBA)
+                lba = 0;
+        }
+    }
+    sc(SYS_close, fd, 0, 0, 0);
+    say_unit(what, unit, " reads ");
+    put_num(good);
+    put(" then ");
+    put_long(r);
+    put("\n");
+    if (r >= 0)
+        fails++;
+}
+
+/* The host (boot.sh) answers each "ready" line through QEMU's monitor:
+ * device_del of the 3 TiB disk (target 3) while idle, of the 40 MiB disk
+ * (target 2) a second into a run of reads, then device_add of a 32 MiB
+ * disk at target 5, which the guest finds with XPT_SCAN_BUS and tests like
+ * the others. */
+static void hotplug(void)
+{
+    int idle = find_unit(PAT_BIG_BASE * 512ul, ~0ul), io = find_unit(40ul << 20, 40ul << 20), unit = 0, scans = 0;
+    long fd;
+    if (idle == 0 || io == 0) {
+        result(0, "hotplug-disks", 0, 0);
+        return;
+    }
+    say_unit("hot-del-idle", idle, " ready\n");
+    read_until_error("hot-del-idle", idle, 500);
+    wait_gone("hot-del-idle", idle);
+    say_unit("hot-del-io", io, " ready\n");
+    read_until_error("hot-del-io", io, 0);
+    wait_gone("hot-del-io", io);
+    put("PCAMTEST hot-add ready\n");
+    nap(3000);
+    fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0);
+    while (fd >= 0 && unit == 0 && scans < 20) {
+        long r = xpt_bus_ccb(fd, XPT_SCAN_BUS, CAM_LUN_WILDCARD);
+        scans++;
+        if (r != 0 || (ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) != 1)
+            break;
+        unit = find_unit(32ul << 20, 32ul << 20);
+        if (unit == 0)
+            nap(1000);
+    }
+    if (fd >= 0)
+        sc(SYS_close, fd, 0, 0, 0);
+    if (unit == 0) {
+        result(0, "hot-add", 0, fd);
+        return;
+    }
+    say_unit("hot-add", unit, " after scans ");
+    put_num((unsigned long)scans);
+    put("\n");
+    test_disk(unit);
+}
+
+/* ---- sustained load (loader.conf: pcamtest.mode="soak", pcamtest.soak_s) ---- */
+
+/* One line built in a buffer and written at once, so that the workers'
+ * lines do not interleave on the console. */
+static char lbuf[256];
+static unsigned llen;
+static void lput(const char *s)
+{
+    while (*s != '\0' && llen < sizeof lbuf - 1)
+        lbuf[llen++] = *s++;
+}
+static void lnum(unsigned long v)
+{
+    char d[24];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0 && llen < sizeof lbuf - 1)
+        lbuf[llen++] = d[--n];
+}
+static void lflush(void)
+{
+    lbuf[llen++] = '\n';
+    sc(SYS_write, con, (long)lbuf, (long)llen, 0);
+    llen = 0;
+}
+
+/* FreeBSD's fork: rax holds a pid in both processes, rdx is 1 in the child. */
+static long fork_child(int *is_child)
+{
+    long n = SYS_fork, d = 0;
+    unsigned char cf;
+    __asm__ volatile("syscall\n\tsetc %1" : "+a"(n), "=r"(cf), "+d"(d) : : "rcx", "r11", "memory", "cc", "rdi", "rsi",
+                     "r8", "r9", "r10");
+    *is_child = !cf && d != 0;
+    return cf ? -n : n;
+}
+
+#define SOAK_BLOCKS 131072u /* each soak disk: 64 MiB */
+#define SOAK_CHUNK 16u      /* blocks per chunk; worker w owns the chunks with index % SOAK_WORKERS == w */
+#define SOAK_WORKERS 2u     /* per disk: with two disks, up to 4 commands queued at once (tags) */
+
+static void soak_fill(unsigned char *p, unsigned unit, unsigned long lba, unsigned gen)
+{
+    for (unsigned j = 0; j < 512; j++)
+        p[j] = pat_soak(unit, lba, gen, j);
+}
+
+static unsigned short soak_gen[SOAK_BLOCKS]; /* 0: still the host pattern; the child's own copy */
+
+/* Sectors of buf (n from lba) that are not what this worker last wrote there. */
+static unsigned long soak_wrong(unsigned unit, unsigned long lba, unsigned n)
+{
+    static unsigned char want[512];
+    unsigned long bad = 0;
+    for (unsigned s = 0; s < n; s++) {
+        unsigned long b = lba + s;
+        int diff = 0;
+        if (soak_gen[b] != 0)
+            soak_fill(want, unit, b, soak_gen[b]);
+        for (unsigned j = 0; j < 512 && !diff; j++)
+            diff = buf[s * 512 + j] != (soak_gen[b] != 0 ? want[j] : pat_host(b, j));
+        bad += (unsigned long)diff;
+    }
+    return bad;
+}
+
+/* One worker: random reads and writes of 1..SOAK_CHUNK blocks inside its
+ * own chunks of daN for `secs`, every read checked, then one read of every
+ * chunk it owns. Prints its counters and exits. */
+static void soak_worker(unsigned unit, unsigned w, unsigned long secs)
+{
+    char path[] = "/dev/daN";
+    unsigned long x = 0x9E3779B97F4A7C15ul ^ (unit * 1000003ul + w), t0 = now_ns();
+    unsigned long reads = 0, writes = 0, sin = 0, sout = 0, bad = 0, ioerr = 0;
+    long fd;
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
+    for (int pass = 0; fd >= 0 && pass < 2; pass++) {
+        unsigned long c = w;
+        while (pass == 0 ? now_ns() - t0 < secs * 1000000000ul : c < SOAK_BLOCKS / SOAK_CHUNK) {
+            unsigned long lba, n;
+            int wr;
+            long r;
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (pass == 0) {
+                c = (x >> 8) % (SOAK_BLOCKS / SOAK_CHUNK / SOAK_WORKERS) * SOAK_WORKERS + w;
+                lba = c * SOAK_CHUNK + (x >> 40) % SOAK_CHUNK;
+                n = 1 + (x >> 50) % (SOAK_CHUNK - (lba - c * SOAK_CHUNK));
+                wr = (int)(x & 1);
+            } else {
+                lba = c * SOAK_CHUNK, n = SOAK_CHUNK, wr = 0;
+                c += SOAK_WORKERS;
+            }
+            if (wr) {
+                for (unsigned s = 0; s < n; s++) {
+                    unsigned short g = (unsigned short)(soak_gen[lba + s] + 1 == 0 ? 1 : soak_gen[lba + s] + 1);
+                    soak_fill(buf + s * 512, unit, lba + s, g);
+                    soak_gen[lba + s] = g;
+                }
+                r = sc(SYS_pwrite, fd, (long)buf, (long)(n * 512), (long)(lba * 512));
+                writes++, sout += n;
+            } else {
+                r = sc(SYS_pread, fd, (long)buf, (long)(n * 512), (long)(lba * 512));
+                reads++, sin += n;
+                if (r == (long)(n * 512))
+                    bad += soak_wrong(unit, lba, (unsigned)n);
+            }
+            ioerr += (unsigned long)(r != (long)(n * 512));
+        }
+    }
+    lput("PCAMTEST soak da"), lnum(unit), lput(" w"), lnum(w);
+    lput(" reads "), lnum(reads), lput(" writes "), lnum(writes), lput(" sectors-in "), lnum(sin);
+    lput(" sectors-out "), lnum(sout), lput(" wrong "), lnum(bad), lput(" ioerr "), lnum(ioerr + (fd < 0));
+    lflush();
+    sc(SYS_exit, 0, 0, 0, 0);
+}
+
+/* SOAK_WORKERS workers on each of da1 and da2, for `secs`; the parent waits. */
+static void soak(unsigned long secs)
+{
+    long pids[2 * SOAK_WORKERS];
+    unsigned n = 0;
+    lput("PCAMTEST soak start "), lnum(secs), lput(" s"), lflush();
+    for (unsigned unit = 1; unit <= 2; unit++)
+        for (unsigned w = 0; w < SOAK_WORKERS; w++) {
+            int child;
+            long pid = fork_child(&child);
+            if (pid >= 0 && child)
+                soak_worker(unit, w, secs);
+            if (pid > 0)
+                pids[n++] = pid;
+            else
+                fails++;
+        }
+    for (unsigned i = 0; i < n; i++) {
+        int st = 0;
+        sc(SYS_wait4, pids[i], (long)&st, 0, 0);
+    }
+    lput("PCAMTEST soak end, workers "), lnum(n), lflush();
+}
+
 /* ---- the crash dump boot (loader.conf: pcamtest.mode="dump") ---- */
 
 #define KENV_GET 0
@@ -545,6 +825,21 @@ void pcam_init_main(void)
         for (;;)
             ;
     }
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.mode", (long)mode, sizeof mode) == 5 && mode[0] == 's' &&
+        mode[1] == 'o' && mode[2] == 'a' && mode[3] == 'k') {
+        unsigned long secs = 0;
+        long n = sc(SYS_kenv, KENV_GET, (long)"pcamtest.soak_s", (long)mode, sizeof mode);
+        for (long i = 0; i + 1 < n && mode[i] >= '0' && mode[i] <= '9'; i++)
+            secs = secs * 10 + (unsigned long)(mode[i] - '0');
+        soak(secs);
+        put("PCAMTEST done, failures ");
+        put_num((unsigned long)fails);
+        put("\n");
+        sc(SYS_sync, 0, 0, 0, 0);
+        sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
+        for (;;)
+            ;
+    }
     unsigned tested = 0;
     put("PCAMTEST start\n");
     for (int unit = 1; unit <= 7; unit++)
@@ -558,6 +853,8 @@ void pcam_init_main(void)
         if ((tested & 1u << unit) == 0)
             test_disk(unit);
     pass_bad_input();
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.hotplug", (long)mode, sizeof mode) == 2 && mode[0] == '1')
+        hotplug();
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");
