@@ -39,7 +39,15 @@
 # off): the kernel writes its minidump through pcam's SIM poll routine with
 # interrupts off and resets; the host finds the dump's headers and the
 # minidump on the image (imgcheck dump) and its size as the console gave it.
-# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump]
+# With MODE soak (freebsd-vm.soak.sym) the disks are the root and two
+# 64 MiB pattern disks at targets 1 and 2; the guest runs two workers per
+# disk (init.c soak()) for PCAM_FBSD_SOAK_S seconds (default 30) of random
+# reads and writes of self-identifying sectors, every read checked, then
+# reads back every chunk; the host requires 0 wrong sectors and 0 I/O
+# errors, that the targets saw exactly as many WRITE commands as the
+# workers issued (QEMU's trace), and that every block of both images is the
+# host pattern or that disk's soak sector for that LBA (imgcheck soak).
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump|soak]
 # env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
 # (more loader.conf lines, e.g. boot_verbose="YES")
@@ -69,6 +77,8 @@ case $chip in
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
 [ "$mode" = dump ] && disks="0:0:16 1:0:256"
+[ "$mode" = soak ] && disks="0:0:16 1:0:64 2:0:64"
+soak_s=${PCAM_FBSD_SOAK_S:-30}
 # Hot removal and addition (init.c's hotplug(), pcam.ko's I/O boots only):
 # disk index 3 (target 3, 3 TiB) goes while idle, index 2 (target 2, 40 MiB)
 # during reads, and a 32 MiB disk comes at target 5.
@@ -108,6 +118,7 @@ hint.da.0.target="0"
 hint.da.0.unit="0"
 vfs.root.mountfrom="msdosfs:/dev/da0"
 pcamtest.mode="$mode"
+pcamtest.soak_s="$soak_s"
 pcamtest.hotplug="$hotplug"
 kern.cam.da.default_timeout="10"
 kern.panic_reboot_wait_time="0"
@@ -140,7 +151,7 @@ for d in $disks; do
   else
     "$imgcheck" make "$work/disk$n.img" $((mb * 2048))
   fi
-  if [ "$t" -eq 2 ]; then
+  if [ "$t" -eq 2 ] && [ "$mode" = io ]; then
     # The fault: ENODATA on one block, every time (CAM retries, then EIO).
     # (iotype: without it the rule, once its event fired, fails every kind
     # of I/O on the block)
@@ -238,6 +249,31 @@ fi
 # ends QEMU (-no-reboot). The console must show the panic, minidumpsys's
 # "Dumping N out of M MB:" and "Dump complete"; the image the trailing and
 # leading headers, the minidump, N MB of it, and its other blocks untouched.
+# The sustained load (init.c soak()): each worker's counters, the WRITE
+# commands the targets saw (WRITE(6) 10, WRITE(10) 42 in QEMU's trace) equal
+# to the workers' writes, tagged queuing on both disks, and the images.
+if [ "$mode" = soak ]; then
+  grep -aqxF "PCAMTEST soak start $soak_s s" "$work/console.txt" || no "no 'PCAMTEST soak start $soak_s s'"
+  grep -aqxF "PCAMTEST soak end, workers 4" "$work/console.txt" || no "no 'PCAMTEST soak end, workers 4'"
+  grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
+  nw=$(grep -acE '^PCAMTEST soak da[12] w[01] reads [0-9]+ writes [0-9]+ sectors-in [0-9]+ sectors-out [0-9]+ wrong 0 ioerr 0$' "$work/console.txt" || true)
+  [ "$nw" -eq 4 ] || no "$nw of 4 soak workers reported 0 wrong sectors and 0 I/O errors: $(grep -a '^PCAMTEST soak da' "$work/console.txt")"
+  for u in 1 2; do
+    grep -aqxF "da$u at $hba bus 0 scbus0 target $u lun 0" "$work/console.txt" || no "da$u is not target $u"
+    [ $chip = sym ] && { grep -aqxF "da$u: Command Queueing enabled" "$work/console.txt" || no "no tagged queuing on da$u"; }
+  done
+  sum() { awk -v f="$1" '/^PCAMTEST soak da[12] w[01] reads/ { for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' "$work/console.txt"; }
+  gw=$(sum writes) gr=$(sum reads) gi=$(sum sectors-in) go=$(sum sectors-out)
+  tw=$(grep -cE '^scsi_req_parsed target [12] lun 0 tag [0-9]+ command (10|42) ' "$work/trace.log" || true)
+  tr_=$(grep -cE '^scsi_req_parsed target [12] lun 0 tag [0-9]+ command (8|40) ' "$work/trace.log" || true)
+  [ "$gw" -gt 0 ] && [ "$tw" -eq "$gw" ] || no "the workers wrote $gw times, the targets saw $tw WRITE commands"
+  [ "$tr_" -ge "$gr" ] || no "the workers read $gr times, the targets saw only $tr_ READ commands"
+  for n in 1 2; do
+    "$imgcheck" soak "$work/disk$n.img" $((64 * 2048)) $n || no "disk$n.img holds a block that is neither the host pattern nor da$n's soak sector for it"
+  done
+  [ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $soak_s s of random I/O on two disks by 4 workers: $gr reads ($gi sectors, every one checked), $gw writes ($go sectors) = $tw WRITE commands at the targets, 0 wrong, $secs s"
+  exit $fail
+fi
 if [ "$mode" = dump ]; then
   for l in "PCAMTEST dumpon da1 0" "PCAMTEST debugger_on_panic 0: 0" "PCAMTEST panic now" "panic: kdb_sysctl_panic" \
            "Dump complete"; do
