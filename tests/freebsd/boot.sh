@@ -192,7 +192,7 @@ catpid=$!
   -device "$dev",id=scsi0 $scsi \
   -drive if=none,id=cd,format=raw,media=cdrom,readonly=on,file="$work/cd.iso" \
   -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 \
-  -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -D "$work/trace.log" \
+  -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -trace lsi_do_msgout_abort -trace scsi_req_cancel -D "$work/trace.log" \
   -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
 qpid=$!
 trap 'kill $qpid $catpid 2>/dev/null || true' EXIT INT TERM
@@ -203,10 +203,13 @@ while kill -0 $qpid 2>/dev/null; do
   sleep 1
   if [ $hotplug = 1 ]; then
     case $hp in
-      0) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=1; } ;;
-      1) grep -aqE '^PCAMTEST hot-del-io da[0-9]+ ready' "$work/console.log" && { sleep 1; mon "device_del hd2"; hp=2; } ;;
-      2) grep -aqE '^PCAMTEST hot-add ready' "$work/console.log" &&
-           { mon "device_add scsi-hd,drive=dhot,id=hdhot,bus=scsi0.0,scsi-id=5,lun=0"; hp=3; } ;;
+      0) grep -aqE '^PCAMTEST hold da[0-9]+ ready' "$work/console.log" && { mon "block_set_io_throttle d2 200 0 0 0 0 0"; hp=1; } ;;
+      1) grep -aqE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout" "$work/console.log" &&
+           { mon "block_set_io_throttle d2 0 0 0 0 0 0"; hp=2; } ;;
+      2) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=3; } ;;
+      3) grep -aqE '^PCAMTEST hot-del-io da[0-9]+ ready' "$work/console.log" && { sleep 1; mon "device_del hd2"; hp=4; } ;;
+      4) grep -aqE '^PCAMTEST hot-add ready' "$work/console.log" &&
+           { mon "device_add scsi-hd,drive=dhot,id=hdhot,bus=scsi0.0,scsi-id=5,lun=0"; hp=5; } ;;
     esac
   fi
   if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep 1; break; fi
@@ -239,7 +242,11 @@ if [ $driver = pcam ]; then
   # only), the bad CCBs the guest sends through pass(4) below (one
   # "refused CCB" line each) and, on the AM53C974, the refused device reset.
   refused="pcam0: pcam: target went on to a command instead of acting on our abort or reset message: COMMAND"
-  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
+  # In the hot-plug part also the core's recovery of a read whose target
+  # vanished under it (the AM53C974 and LSI53C895A models may drop it):
+  # abort, device reset, bus reset.
+  { cat "$pre"; grep -avxE "pcam0: pcam: (abort did not finish; sending BUS DEVICE RESET|device reset did not finish; resetting the bus)" "$post" | tail -n +2; } |
+    grep -a '^pcam0: ' | grep -avF "pcam0: <$desc>" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
     { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
     sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
 fi
@@ -384,8 +391,13 @@ else
   if [ -z "$rt" ]; then
     no "no target for $ru"
   else
-    ua=$(grep -n "^scsi_device_set_ua target $rt lun 0 key 0x06 asc 0x29 " "$work/trace.log" | tail -n 1 | cut -d: -f1)
-    before=$(head -n "${ua:-0}" "$work/trace.log" | grep -c "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length \(4096\|8192\)\$" || true)
+    # The guest's reset is the first to set a UNIT ATTENTION after its
+    # disklate reads (later ones come from the hold and hot-plug parts).
+    ua="" before=0
+    for c in $(grep -n "^scsi_device_set_ua target $rt lun 0 key 0x06 asc 0x29 " "$work/trace.log" | cut -d: -f1); do
+      before=$(head -n "$c" "$work/trace.log" | grep -c "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length \(4096\|8192\)\$" || true)
+      [ "$before" -ge 18000 ] && { ua=$c; break; }
+    done
     after() { tail -n +"${ua:-1}" "$work/trace.log" | grep -c "$1" || true; }
     if [ -z "$ua" ] || [ "$before" -lt 18000 ]; then
       no "no bus reset (UNIT ATTENTION 29 set on target $rt) after the guest's $before reads in QEMU's trace"
@@ -442,6 +454,40 @@ if [ $driver = pcam ]; then
   fi
 else
   grep -a '^PCAMTEST pass ' "$pre" | sed 's/^/NOTE: sym.ko: /'
+fi
+# A request held by the target past its CAM timeout (init.c's hold()): the
+# host throttles target 2's drive to 200 bytes/s when the guest is ready
+# (QEMU holds the second 4 KiB read in its block layer; the target has
+# disconnected), and lifts it when CAM reports the command timeout. pcam's
+# core ends the held read: on the LSI53C895A with ABORT TAG, which the
+# model acts on (its trace: lsi_do_msgout_abort, then the request
+# cancelled); QEMU's AM53C974 model does not act on messages, and there the
+# read ends with a bus reset (a UNIT ATTENTION set on every target, the
+# request cancelled). Either way it completes once with CAM_CMD_TIMEOUT,
+# da(4) retries, and the read returns the host pattern after more than the
+# 10 s timeout; the other disks go on working (the hot-plug part after it).
+if [ $hotplug = 1 ]; then
+  hu=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target 2 lun 0\$/\1/p" "$pre" | head -n 1)
+  ms=$(sed -n "s/^PCAMTEST hold $hu read 4096 ms \([0-9]*\)\$/\1/p" "$pre")
+  if [ -z "$hu" ] || [ -z "$ms" ] || [ "$ms" -lt 10000 ]; then
+    no "expected 'PCAMTEST hold ${hu:-daN} read 4096 ms T' with T >= 10000, got: $(grep -a '^PCAMTEST hold .* read' "$pre")"
+  else
+    grep -aqxF "PCAMTEST $hu hold-data ok" "$pre" || no "no 'PCAMTEST $hu hold-data ok'"
+    grep -aqxF "($hu:$hba:0:2:0): CAM status: Command timeout" "$pre" || no "no command timeout for the held read on target 2"
+    held=$(grep -n "^PCAMTEST hold $hu ready" "$pre" | cut -d: -f1)
+    if [ $chip = sym ]; then
+      ab=$(grep -n "^lsi_do_msgout_abort " "$work/trace.log" | head -n 1 | cut -d: -f1)
+      [ -n "$ab" ] && tail -n +"$ab" "$work/trace.log" | grep -q "^scsi_req_cancel target 2 lun 0 " ||
+        no "no ABORT message and cancelled request at target 2 in QEMU's trace"
+      how="ABORT TAG (QEMU's trace), the request cancelled"
+    else
+      cn=$(grep -n "^scsi_req_cancel target 2 lun 0 " "$work/trace.log" | head -n 1 | cut -d: -f1)
+      [ -n "$cn" ] && head -n $((cn + 8)) "$work/trace.log" | tail -n 16 | grep -q "^scsi_device_set_ua target 0 lun 0 key 0x06 asc 0x29 " ||
+        no "no bus reset (UNIT ATTENTION on target 0 beside target 2's cancelled request) in QEMU's trace"
+      how="a bus reset (UNIT ATTENTION on every target in QEMU's trace), the request cancelled"
+    fi
+    echo "ok: target 2's read held past its 10 s CAM timeout ended by $how; CAM_CMD_TIMEOUT, retried, data right after $ms ms (guest line $held)"
+  fi
 fi
 # Hot removal and addition (init.c's hotplug(), the monitor commands in the
 # wait loop above). The 3 TiB disk (target 3) is removed while idle: the

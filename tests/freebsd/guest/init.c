@@ -584,6 +584,45 @@ static void read_until_error(const char *what, int unit, unsigned long gap_ms)
         fails++;
 }
 
+/* A request held by the target past its CAM timeout: the host throttles
+ * the 40 MiB disk's drive (block_set_io_throttle) when it sees the "ready"
+ * line, so that a 4 KiB read after a first one takes longer than da(4)'s timeout, and lifts
+ * the throttle once the console shows CAM's "Command timeout". pcam's core
+ * ends the held read by its recovery (ABORT TASK, and on a target deaf to
+ * it BUS DEVICE RESET and a bus reset); CAM retries, and the read returns
+ * the host pattern. Prints "PCAMTEST hold daN read <result> ms <time>". */
+static void hold(void)
+{
+    int unit = find_unit(40ul << 20, 40ul << 20);
+    char path[] = "/dev/daN";
+    unsigned long t0;
+    long fd, r;
+    if (unit == 0) {
+        result(0, "hold-disk", 0, 0);
+        return;
+    }
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+    if (fd < 0) {
+        result(unit, "hold-open", 0, fd);
+        return;
+    }
+    say_unit("hold", unit, " ready\n");
+    nap(3000);
+    /* QEMU's throttle lets a request through while its bucket is not full:
+     * this one fills it, the next one waits. */
+    sc(SYS_pread, fd, (long)buf, 4096, 0);
+    t0 = now_ns();
+    r = sc(SYS_pread, fd, (long)buf, 4096, 64 * 512);
+    say_unit("hold", unit, " read ");
+    put_long(r);
+    put(" ms ");
+    put_num((now_ns() - t0) / 1000000);
+    put("\n");
+    result(unit, "hold-data", r == 4096 && check(64, 4096, 0) < 0, r < 0 ? r : 0);
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
 /* The host (boot.sh) answers each "ready" line through QEMU's monitor:
  * device_del of the 3 TiB disk (target 3) while idle, of the 40 MiB disk
  * (target 2) a second into a run of reads, then device_add of a 32 MiB
@@ -853,8 +892,10 @@ void pcam_init_main(void)
         if ((tested & 1u << unit) == 0)
             test_disk(unit);
     pass_bad_input();
-    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.hotplug", (long)mode, sizeof mode) == 2 && mode[0] == '1')
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.hotplug", (long)mode, sizeof mode) == 2 && mode[0] == '1') {
+        hold();
         hotplug();
+    }
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");
