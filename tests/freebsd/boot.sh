@@ -23,6 +23,10 @@
 # /dev/xpt0) and reads the disk again, then sends bad input through that
 # disk's pass(4) device; the host asserts the statuses it printed and, in
 # QEMU's trace, the reset's UNIT ATTENTION and the re-reads after it.
+# With pcam.ko the guest then has a read held past its CAM timeout (the
+# host throttles target 2's drive through QEMU's monitor) and disks removed
+# and added (device_del / device_add through the monitor); see the checks
+# near the end.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
 # ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
 # (whose model loses the status of a failed read that disconnected,
@@ -48,7 +52,8 @@
 # workers issued (QEMU's trace), and that every block of both images is the
 # host pattern or that disk's soak sector for that LBA (imgcheck soak).
 # usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump|soak]
-# env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
+# env: PCAM_FBSD_SOAK_S (soak seconds); for debugging by hand:
+# PCAM_FBSD_BOOT_LIMIT (seconds, 900), PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
 # (more loader.conf lines, e.g. boot_verbose="YES")
 set -eu
