@@ -167,18 +167,7 @@ static void legacy_close_early(void)
 
 int main(void)
 {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    HMODULE m = LoadLibraryA("wnaspi32.dll");
-    if (m == NULL) {
-        printf("FAIL: LoadLibrary(wnaspi32.dll): error %lu\n", (unsigned long)GetLastError());
-        return 100;
-    }
-    FIND(m, GetASPI32SupportInfo, fn_info);
-    FIND(m, GetASPI32DLLVersion, fn_info);
-    FIND(m, SendASPI32Command, fn_send);
-    FIND(m, GetASPI32Buffer, fn_buf);
-    FIND(m, FreeASPI32Buffer, fn_buf);
-    FIND(m, TranslateASPI32Address, fn_xlat);
+    load_aspi();
     CHECK((GetASPI32SupportInfo() & 0xFF00) == 0x0100, "ASPI not up: %08lX",
           (unsigned long)GetASPI32SupportInfo());
     scg_scan();

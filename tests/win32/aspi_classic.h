@@ -169,4 +169,23 @@ static FARPROC must_find(HMODULE m, const char *name)
  * (what GetProcAddress users do, without a cast warning). */
 #define FIND(m, var, type) var = (type)(void (*)(void))must_find(m, #var)
 
+/* LoadLibrary and GetProcAddress, as such programs find the DLL: its six
+ * exports by name, or exit 100 saying which is missing. */
+static HMODULE load_aspi(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    HMODULE m = LoadLibraryA("wnaspi32.dll");
+    if (m == NULL) {
+        printf("FAIL: LoadLibrary(wnaspi32.dll): error %lu\n", (unsigned long)GetLastError());
+        ExitProcess(100);
+    }
+    FIND(m, GetASPI32SupportInfo, fn_info);
+    FIND(m, GetASPI32DLLVersion, fn_info);
+    FIND(m, SendASPI32Command, fn_send);
+    FIND(m, GetASPI32Buffer, fn_buf);
+    FIND(m, FreeASPI32Buffer, fn_buf);
+    FIND(m, TranslateASPI32Address, fn_xlat);
+    return m;
+}
+
 #endif /* PCAM_ASPI_CLASSIC_H */

@@ -555,24 +555,12 @@ static void post_chain(void)
           (unsigned long)chain_rc, chain_second.SRB_Status);
 }
 
-
 int main(void)
 {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    HMODULE m = LoadLibraryA("wnaspi32.dll");
-    if (m == NULL) {
-        printf("FAIL: LoadLibrary(wnaspi32.dll): error %lu\n", (unsigned long)GetLastError());
-        return 100;
-    }
+    HMODULE m = load_aspi();
     char path[MAX_PATH];
     GetModuleFileNameA(m, path, sizeof path);
     printf("loaded %s\n", path);
-    FIND(m, GetASPI32SupportInfo, fn_info);
-    FIND(m, GetASPI32DLLVersion, fn_info);
-    FIND(m, SendASPI32Command, fn_send);
-    FIND(m, GetASPI32Buffer, fn_buf);
-    FIND(m, FreeASPI32Buffer, fn_buf);
-    FIND(m, TranslateASPI32Address, fn_xlat);
     /* The same functions by ordinal (wnaspi32.def). */
     CHECK((void (*)(void))GetProcAddress(m, (LPCSTR)1) == (void (*)(void))GetASPI32SupportInfo, "ordinal 1");
     CHECK((void (*)(void))GetProcAddress(m, (LPCSTR)2) == (void (*)(void))SendASPI32Command, "ordinal 2");
