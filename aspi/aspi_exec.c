@@ -33,7 +33,18 @@ static bool can_notify(uint8_t mode)
     return mode != NOTIFY_EVENT || pcam_aspi_mgr.host.signal_event != NULL;
 }
 
-static void *notify_target(uint8_t mode, void *post);
+/* In the client's call, before the final status can be stored: what the
+ * request's notification will use. An event handle is the host's own
+ * reference to it, taken now (pcam_aspi_host::hold_event): the signal
+ * comes after the final status, when the client may have closed its
+ * handle already. */
+static void *notify_target(uint8_t mode, void *post)
+{
+    const pcam_aspi_host *h = &pcam_aspi_mgr.host;
+    if (mode != NOTIFY_EVENT || post == NULL || h->hold_event == NULL)
+        return post;
+    return h->hold_event(h->ctx, post);
+}
 
 /* Refuse a request without the core: status, then the one notification
  * (through the host's own reference to an event too: signal_event
@@ -47,19 +58,6 @@ static DWORD refuse(void *srb, BYTE *status, BYTE *hastat, BYTE *targstat, BYTE 
     aspi_store_status(status, st);
     pcam_aspi_notify(mode, target, srb);
     return st;
-}
-
-/* In the client's call, before the final status can be stored: what the
- * request's notification will use. An event handle is the host's own
- * reference to it, taken now (pcam_aspi_host::hold_event): the signal
- * comes after the final status, when the client may have closed its
- * handle already. */
-static void *notify_target(uint8_t mode, void *post)
-{
-    const pcam_aspi_host *h = &pcam_aspi_mgr.host;
-    if (mode != NOTIFY_EVENT || post == NULL || h->hold_event == NULL)
-        return post;
-    return h->hold_event(h->ctx, post);
 }
 
 /* With the lock held: whether the core still runs this SRB here. One whose
