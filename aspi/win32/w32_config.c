@@ -371,7 +371,7 @@ static int on_ini(void *ctx, unsigned line, const char *section, const char *key
     path[n] = '\0';
     if (strchr(path, '"') != NULL)
         return w32_ini_fail(err, cap, "a '\"' inside the log path");
-    if (comment != NULL && n == strlen(value) && n != 0)
+    if (comment != NULL && n == strlen(value) && n != 0 && !same(path, "off"))
         return cut_path("log=", path, comment, err, cap);
     c->log_given = true;
     if (n == 0 || same(path, "off"))

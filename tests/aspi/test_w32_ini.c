@@ -219,6 +219,8 @@ static void test_comment_in_path(void **state)
             "quote the path");
     refused("[wnaspi32]\nlog = C:\\my logs ;1.log\n",
             "line 2: a comment (';1.log') right after the unquoted path of log= ('C:\\my logs')", "quote the path");
+    assert_int_equal(load_str("[wnaspi32]\nlog = off ; no log\n"), 0); /* off is no path */
+    assert_string_equal(g_cfg.log, "");
     /* Quoted, or a comment after other options: taken. */
     assert_int_equal(load_str("[topology]\n0 = disk:64K:file=\"C:\\pcam\\my disk #0.img\":vendor=X ; ok\n"
                               "1 = disk:64K:noua # ok\n"),
