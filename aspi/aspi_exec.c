@@ -33,14 +33,30 @@ static bool can_notify(uint8_t mode)
     return mode != NOTIFY_EVENT || pcam_aspi_mgr.host.signal_event != NULL;
 }
 
-/* Refuse a request without the core: status, then the one notification. */
+/* In the client's call, before the final status can be stored: what the
+ * request's notification will use. An event handle is the host's own
+ * reference to it, taken now (pcam_aspi_host::hold_event): the signal
+ * comes after the final status, when the client may have closed its
+ * handle already. */
+static void *notify_target(uint8_t mode, void *post)
+{
+    const pcam_aspi_host *h = &pcam_aspi_mgr.host;
+    if (mode != NOTIFY_EVENT || post == NULL || h->hold_event == NULL)
+        return post;
+    return h->hold_event(h->ctx, post);
+}
+
+/* Refuse a request without the core: status, then the one notification
+ * (through the host's own reference to an event too: signal_event
+ * releases what it is given). */
 static DWORD refuse(void *srb, BYTE *status, BYTE *hastat, BYTE *targstat, BYTE st,
                     uint8_t mode, void *post)
 {
     *hastat = HASTAT_OK;
     *targstat = 0;
+    void *target = notify_target(mode, post);
     aspi_store_status(status, st);
-    pcam_aspi_notify(mode, post, srb);
+    pcam_aspi_notify(mode, target, srb);
     return st;
 }
 
@@ -143,6 +159,32 @@ static int exec_dir(const SRB_ExecSCSICmd *srb, BYTE flags)
     return (int)info.dir;
 }
 
+/* With the lock held: whether the last scan found no logical unit at any
+ * LUN of the target. Such an ID is answered SS_NO_DEVICE without selecting
+ * it, as ASPI managers answer for devices their scan did not install
+ * (docs/aspi.md, "An empty ID"). A path the core cannot hold a device at
+ * (the adapter's own ID, LUN 8) is left to the core, which refuses it. */
+static bool target_empty(pcam_aspi_adapter *ad, uint8_t target, uint8_t lun)
+{
+    const pcam_pathinq *pi = &ad->pathinq;
+    if (target > pi->max_target || target == pi->initiator_id || lun > pi->max_lun)
+        return false;
+    for (unsigned l = 0; l <= pi->max_lun; l++) {
+        pcam_ccb ccb;
+        memset(&ccb, 0, sizeof ccb);
+        ccb.func = PCAM_FN_GET_DEV;
+        ccb.target = target;
+        /* The LUN asked for first: a present one answers at once. */
+        ccb.lun = (uint8_t)(l == 0 ? lun : l == lun ? 0 : l);
+        uint32_t st = pcam_aspi_run_ccb(ad, &ccb) & PCAM_STATUS_MASK;
+        /* Present, or a bus the core cannot ask (shut down): not the
+         * table's to answer. */
+        if (st != PCAM_DEV_NOT_THERE)
+            return false;
+    }
+    return true;
+}
+
 /* Submit a prepared slot with the lock held, and return SS_PENDING. */
 static DWORD submit(pcam_aspi_adapter *ad, pcam_aspi_req *r, BYTE *status)
 {
@@ -193,6 +235,10 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
         ad->ops.unlock(ad->ctx);
         return SS_INVALID_SRB;
     }
+    if (target_empty(ad, srb->SRB_Target, srb->SRB_Lun)) {
+        ad->ops.unlock(ad->ctx);
+        return REFUSE(SS_NO_DEVICE);
+    }
     pcam_aspi_req *r = take_slot(ad);
     if (r == NULL) {
         ad->ops.unlock(ad->ctx);
@@ -200,7 +246,7 @@ DWORD pcam_aspi_exec(SRB_ExecSCSICmd *srb)
     }
     r->state = REQ_CORE;
     r->srb = srb;
-    r->post = post;
+    r->post = notify_target(mode, post);
     r->notify = mode;
     r->cmd = SC_EXEC_SCSI_CMD;
     r->residual = (flags & SRB_ENABLE_RESIDUAL_COUNT) != 0 && ad->pathinq.residuals;
@@ -261,6 +307,10 @@ DWORD pcam_aspi_reset_dev(SRB_BusDeviceReset *srb)
         ad->ops.unlock(ad->ctx);
         return SS_INVALID_SRB;
     }
+    if (target_empty(ad, srb->SRB_Target, srb->SRB_Lun)) {
+        ad->ops.unlock(ad->ctx);
+        return REFUSE(SS_NO_DEVICE);
+    }
     pcam_aspi_req *r = take_slot(ad);
     if (r == NULL) {
         ad->ops.unlock(ad->ctx);
@@ -268,7 +318,7 @@ DWORD pcam_aspi_reset_dev(SRB_BusDeviceReset *srb)
     }
     r->state = REQ_CORE;
     r->srb = srb;
-    r->post = post;
+    r->post = notify_target(mode, post);
     r->notify = mode;
     r->cmd = SC_RESET_DEV;
     r->residual = 0;

@@ -29,7 +29,11 @@ static const status_row rows[] = {
      * SS_INVALID_HA would make a scanner give up on the whole adapter. */
     {PCAM_PATH_INVALID, SS_NO_DEVICE, HASTAT_OK},
     {PCAM_DEV_NOT_THERE, SS_NO_DEVICE, HASTAT_OK},
-    {PCAM_SEL_TIMEOUT, SS_ERR, HASTAT_SEL_TO},
+    /* Nobody answered selection: a device the scan found has gone away.
+     * "No device" is the truth for both kinds of client (docs/aspi.md, "An
+     * empty ID"): libscg takes SS_ERR as retryable and keeps a phantom in
+     * its scan, SS_NO_DEVICE as final; HaStat still says what happened. */
+    {PCAM_SEL_TIMEOUT, SS_NO_DEVICE, HASTAT_SEL_TO},
     /* The core starts a command's clock when it is issued, so its timeouts
      * are all "while running"; HASTAT_TIMEOUT (queued) never arises. */
     {PCAM_CMD_TIMEOUT, SS_ERR, HASTAT_COMMAND_TIMEOUT},

@@ -27,6 +27,7 @@
 #           pcam-dkms's module, abigail-tools for the ABI check (tests/abi);
 #           building them also needs uefi's gnu-efi, win32's mingw compilers
 #           and linux's kernel headers
+#   coverage gcovr: line and branch coverage of the gcc tests (scripts/coverage.sh)
 #   firmware the bare-metal boots (examples/firmware): QEMU's RISC-V, Arm and
 #           MIPS boards, the RISC-V and Arm gcc cross compilers, clang and
 #           ld.lld for the big-endian MIPS build
@@ -41,12 +42,13 @@ win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
 freebsd="clang-19 lld-19 llvm-19 mandoc"
 tools="afl++ llvm gnuplot"
 packages="debhelper dh-dkms dkms lintian abigail-tools dpkg-dev python3"
+coverage="gcovr"
 firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
 case "$what" in
-  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $packages $firmware" ;;
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $packages $firmware $coverage" ;;
   demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
-  check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware) eval "pkgs=\"\$base \$$what\"" ;;
-  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware]" >&2; exit 2 ;;
+  check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|coverage) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|coverage]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
 # The whole test suite, as CI runs it: installs what it needs, then builds and
-# tests seven ways (gcc with Valgrind, the whole-system VM boots, gcc with
+# tests eight ways (gcc with Valgrind, gcc with --coverage against the floors
+# of scripts/coverage-floors.txt, the whole-system VM boots, gcc with
 # ASan+UBSan, a gcc Release build running the demo, clang, the embedded
 # cross builds, and the clang libFuzzer build). Any failure, or any
 # stage that runs no test, fails. Every skipped test's reason is printed
@@ -48,6 +49,11 @@ cmake --preset default >/dev/null
 cmake --build --preset default -j "$jobs"
 ctest --preset default -LE "$vm"
 skips build/default
+
+stage coverage "gcc --coverage: the host tests again, lines and branches per folder against scripts/coverage-floors.txt"
+# A build of its own, without the Valgrind twins (scripts/coverage.sh says
+# why): the gcc stage's timings stay as they were.
+sh scripts/coverage.sh build/coverage
 
 stage vm "whole-system boots (OVMF, the Linux guest, FreeBSD, firmware boards, Wine): each once"
 # Each VM test boots its own guest; they run here only, not again under the

@@ -21,6 +21,7 @@
 typedef struct topo {
     const char *dir;
     bool in_ini;  /* messages count lines (ini) or items (one-line topology) */
+    bool in_section; /* the ini has a [topology] header */
     char text[TOPO_TEXT];
     size_t len;
     bool any;
@@ -98,11 +99,15 @@ static bool drive_colon(const char *p, size_t i)
 }
 
 /* Take file= out of a target's options (v, after "ID:"): the rest goes to
- * rest for pcamctl's parser, the path (as written) to path. */
-static int split_file(const char *v, char *rest, size_t restcap, char *path, size_t pathcap, char *err, size_t cap)
+ * rest for pcamctl's parser, the path (as written) to path; *at_end says
+ * whether an unquoted path ran to the end of v (a comment after it may
+ * have cut it short). */
+static int split_file(const char *v, char *rest, size_t restcap, char *path, size_t pathcap, bool *at_end, char *err,
+                      size_t cap)
 {
     size_t rn = 0;
     bool have = false;
+    *at_end = false;
     const char *o = v;
     for (;;) {
         const char *next;
@@ -130,6 +135,7 @@ static int split_file(const char *v, char *rest, size_t restcap, char *path, siz
                                 p[0], p[0]);
                 end = p + i;
                 next = end;
+                *at_end = *end == '\0';
             }
             if (end == p)
                 return w32_ini_fail(err, cap, "file= needs a path");
@@ -185,9 +191,22 @@ static int append(topo *t, const char *s, char *err, size_t cap)
     return 0;
 }
 
-/* One item: key "bus" or a target ID, value its options. Checked alone by
- * pcamctl's parser, so the message can name the line. */
-static int topo_item(topo *t, unsigned line, const char *key, const char *value, char *err, size_t cap)
+/* An unquoted path that a comment follows: the ';' or '#' may be the
+ * path's own (issue 41: "my disk #0.img" became "my disk"). Refused, never
+ * guessed. */
+static int cut_path(const char *what, const char *path, const char *comment, char *err, size_t cap)
+{
+    return w32_ini_fail(err, cap,
+                        "a comment ('%s') right after the unquoted path of %s ('%s'): if the '%c' belongs to the "
+                        "path, quote the path (%s\"...\"); a comment after a path goes on a line of its own",
+                        comment, what, path, comment[0], what);
+}
+
+/* One item: key "bus" or a target ID, value its options (comment: the
+ * line's comment, NULL for none). Checked alone by pcamctl's parser, so
+ * the message can name the line. */
+static int topo_item(topo *t, unsigned line, const char *key, const char *value, const char *comment, char *err,
+                     size_t cap)
 {
     char item[W32_INI_MAX_LINE + 16], rest[W32_INI_MAX_LINE + 1], why[300];
     char path[SPEC_PATH] = "";
@@ -218,8 +237,13 @@ static int topo_item(topo *t, unsigned line, const char *key, const char *value,
         return w32_ini_fail(err, cap, "target %u is given twice (first on %s %u)", id, t->in_ini ? "line" : "item",
                     t->seen[id]);
     t->seen[id] = line;
-    if (split_file(value, rest, sizeof rest, path, sizeof path, why, sizeof why) != 0)
+    bool at_end;
+    if (split_file(value, rest, sizeof rest, path, sizeof path, &at_end, why, sizeof why) != 0)
         return w32_ini_fail(err, cap, "target %u: %s", id, why);
+    if (at_end && comment != NULL) {
+        cut_path("file=", path, comment, why, sizeof why);
+        return w32_ini_fail(err, cap, "target %u: %s", id, why);
+    }
     snprintf(item, sizeof item, "%u:%s", id, rest);
     if (path[0] != '\0' &&
         w32_path_resolve(t->dir, path, t->file[id], sizeof t->file[id], why, sizeof why) != 0)
@@ -282,7 +306,7 @@ int w32_config_topology(const char *text, const char *dir, simspec *spec, char *
             } else if (!same(item, "bus")) {
                 return w32_ini_fail(err, cap, "'%s': expected ID:KIND (for example 0:disk:64M)", item);
             }
-            if (topo_item(&t, nitem, item, value, err, cap) != 0)
+            if (topo_item(&t, nitem, item, value, NULL, err, cap) != 0)
                 return -1;
         }
         if (*e == '\0')
@@ -292,23 +316,46 @@ int w32_config_topology(const char *text, const char *dir, simspec *spec, char *
     return topo_finish(&t, spec, err, cap);
 }
 
-static int on_ini(void *ctx, unsigned line, const char *section, const char *key, const char *value, char *err,
-                  size_t cap)
+/* "bus" or a number: what belongs under [topology]. */
+static bool topology_key(const char *key)
+{
+    if (same(key, "bus"))
+        return true;
+    for (const char *k = key; *k != '\0'; k++)
+        if (!isdigit((unsigned char)*k))
+            return false;
+    return key[0] != '\0';
+}
+
+static int on_ini(void *ctx, unsigned line, const char *section, const char *key, const char *value,
+                  const char *comment, char *err, size_t cap)
 {
     ini_ctx *x = ctx;
     w32_config *c = x->c;
     if (key == NULL) {
+        if (same(section, "topology"))
+            x->t.in_section = true;
         if (same(section, "wnaspi32") || same(section, "topology"))
             return 0;
         return w32_ini_fail(err, cap, "unknown section [%s] (wnaspi32.ini has [wnaspi32] and [topology])", section);
     }
-    if (section[0] == '\0')
+    if (section[0] == '\0') {
+        /* "1:disk:2M:vendor=X": a line of the one-line format, whose '='
+         * belongs to an option. Said whole, with what to write instead. */
+        const char *colon = strchr(key, ':');
+        if (colon != NULL)
+            return w32_ini_fail(err, cap,
+                                "'%s=%s' is a device line of the one-line format of earlier versions: devices go "
+                                "under [topology] as %.*s = %s=%s",
+                                key, value, (int)(colon - key), key, colon + 1, value);
         return w32_ini_fail(err, cap, "'%s' comes before any [section] (the topology goes under [topology], "
                               "one target per line: ID = KIND:OPTIONS)", key);
+    }
     if (same(section, "topology"))
-        return topo_item(&x->t, line, key, value, err, cap);
+        return topo_item(&x->t, line, key, value, comment, err, cap);
     if (!same(key, "log"))
-        return w32_ini_fail(err, cap, "unknown key '%s' in [wnaspi32] (it has log)", key);
+        return w32_ini_fail(err, cap, "unknown key '%s' in [wnaspi32] (it has log%s)", key,
+                            topology_key(key) ? "; devices and bus go under [topology]" : "");
     if (x->log_line != 0)
         return w32_ini_fail(err, cap, "log is given twice (first on line %u)", x->log_line);
     x->log_line = line;
@@ -324,6 +371,8 @@ static int on_ini(void *ctx, unsigned line, const char *section, const char *key
     path[n] = '\0';
     if (strchr(path, '"') != NULL)
         return w32_ini_fail(err, cap, "a '\"' inside the log path");
+    if (comment != NULL && n == strlen(value) && n != 0 && !same(path, "off"))
+        return cut_path("log=", path, comment, err, cap);
     c->log_given = true;
     if (n == 0 || same(path, "off"))
         return 0;
@@ -340,8 +389,11 @@ int w32_config_ini(const char *text, const char *dir, w32_config *c, char *err, 
     x.t.in_ini = true;
     if (w32_ini_parse(text, on_ini, &x, err, cap) != 0)
         return -1;
-    if (!x.t.any)
+    if (!x.t.in_section)
         return 0;
+    /* An empty [topology] is a bus with no device, not the default. */
+    if (!x.t.any && append(&x.t, "bus", err, cap) != 0)
+        return -1;
     if (topo_finish(&x.t, &c->spec, err, cap) != 0) {
         char why[400];
         snprintf(why, sizeof why, "%s", err);

@@ -7,7 +7,8 @@
  *  - a service thread per adapter runs the bus (its back-end's step) and is
  *    the only thread that calls posting routines, as real ASPI managers do
  *    (may_deliver answers true there alone);
- *  - SRB_EVENT_NOTIFY: SetEvent on the client's HANDLE;
+ *  - SRB_EVENT_NOTIFY: SetEvent on the manager's own duplicate of the
+ *    client's HANDLE, taken when the request is accepted;
  *  - GetASPI32Buffer: VirtualAlloc (page-aligned, zeroed);
  *  - first-call initialisation (InitOnceExecuteOnce) behind every export,
  *    never in DllMain, where the loader lock forbids starting threads and
@@ -81,13 +82,29 @@ static void buf_free(void *ctx, void *p, size_t len)
     VirtualFree(p, 0, MEM_RELEASE);
 }
 
-/* The handle is the client's: a bad one fails SetEvent, nothing else. */
+/* The manager's own handle to the client's event, taken as the request is
+ * accepted: the client may close its handle the moment it sees the status
+ * final, before the service thread signals, and a handle number it gets
+ * again must never be signalled for an earlier request. */
+static void *hold_event(void *ctx, void *event)
+{
+    (void)ctx;
+    HANDLE own = NULL, self = GetCurrentProcess();
+    if (!DuplicateHandle(self, (HANDLE)event, self, &own, EVENT_MODIFY_STATE, FALSE, 0)) {
+        w32_log("SRB_EVENT_NOTIFY handle %p is not a handle (error %lu): the request runs, nothing is "
+                "signalled", event, (unsigned long)GetLastError());
+        return NULL;
+    }
+    return own;
+}
+
 static void signal_event(void *ctx, void *event)
 {
     (void)ctx;
     if (!SetEvent((HANDLE)event))
         w32_log("SetEvent(%p) failed (error %lu): the SRB_EVENT_NOTIFY handle is not an event",
                 event, (unsigned long)GetLastError());
+    CloseHandle((HANDLE)event);
 }
 
 /* ---- adapter services ---- */
@@ -235,6 +252,7 @@ static BOOL CALLBACK init_once(PINIT_ONCE once, PVOID param, PVOID *context)
     host.buf_alloc = buf_alloc;
     host.buf_free = buf_free;
     host.signal_event = signal_event;
+    host.hold_event = hold_event;
     if (pcam_aspi_init(&host) != PCAM_OK)
         return TRUE;
 

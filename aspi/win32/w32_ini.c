@@ -111,12 +111,17 @@ static const char *comment_at(const char *b, const char *e, int *open_quote)
 static int one_line(const char *b, const char *e, unsigned line, char *section, size_t seccap, w32_ini_fn fn,
                     void *ctx, char *err, size_t cap)
 {
-    char key[W32_INI_MAX_LINE + 1], value[W32_INI_MAX_LINE + 1], why[400];
+    char key[W32_INI_MAX_LINE + 1], value[W32_INI_MAX_LINE + 1], comment[W32_INI_MAX_LINE + 1], why[400];
     for (const char *p = b; p < e; p++)
         if ((unsigned char)*p < 0x20 ? *p != '\t' : *p == 0x7F)
             return w32_ini_fail(err, cap, "line %u: a control character (code %u)", line, (unsigned)(unsigned char)*p);
     int open_quote = 0;
+    const char *line_end = e;
     e = comment_at(b, e, &open_quote);
+    const char *cb = e, *ce = line_end;
+    trim(&cb, &ce);
+    memcpy(comment, cb, (size_t)(ce - cb));
+    comment[ce - cb] = '\0';
     trim(&b, &e);
     if (b == e)
         return 0;
@@ -138,14 +143,18 @@ static int one_line(const char *b, const char *e, unsigned line, char *section, 
                         (unsigned)seccap - 1);
         memcpy(section, nb, (size_t)(ne - nb));
         section[ne - nb] = '\0';
-        if (fn(ctx, line, section, NULL, NULL, why, sizeof why) != 0)
+        if (fn(ctx, line, section, NULL, NULL, NULL, why, sizeof why) != 0)
             return w32_ini_fail(err, cap, "line %u: %s", line, why);
         return 0;
     }
     const char *eq = memchr(b, '=', (size_t)(e - b));
     if (eq == NULL)
-        return w32_ini_fail(err, cap, "line %u: '%.*s' is not a [section], a key = value or a comment", line,
-                    (int)(e - b > 60 ? 60 : e - b), b);
+        return w32_ini_fail(err, cap, "line %u: '%.*s' is not a [section], a key = value or a comment%s", line,
+                    (int)(e - b > 60 ? 60 : e - b), b,
+                    memchr(b, ':', (size_t)(e - b)) != NULL
+                        ? " (the one-line format of earlier versions? devices go under [topology], one per "
+                          "line as ID = KIND:OPTIONS)"
+                        : "");
     const char *kb = b, *ke = eq, *vb = eq + 1, *ve = e;
     trim(&kb, &ke);
     trim(&vb, &ve);
@@ -155,7 +164,7 @@ static int one_line(const char *b, const char *e, unsigned line, char *section, 
     key[ke - kb] = '\0';
     memcpy(value, vb, (size_t)(ve - vb));
     value[ve - vb] = '\0';
-    if (fn(ctx, line, section, key, value, why, sizeof why) != 0)
+    if (fn(ctx, line, section, key, value, comment[0] != '\0' ? comment : NULL, why, sizeof why) != 0)
         return w32_ini_fail(err, cap, "line %u: %s", line, why);
     return 0;
 }

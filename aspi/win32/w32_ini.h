@@ -29,11 +29,13 @@ int w32_ini_decode(const unsigned char *in, size_t len, char *out, size_t outcap
 
 /*
  * Called for every section header (key and value NULL) and every key=value
- * line, in file order; section is "" before the first header. Returns 0 to
- * go on, or -1 with a message in err (the parser adds "line N: ").
+ * line, in file order; section is "" before the first header. comment is
+ * the comment at the end of the line from its ';' or '#' (NULL: none), so
+ * that a value can refuse one that cut it short. Returns 0 to go on, or -1
+ * with a message in err (the parser adds "line N: ").
  */
 typedef int (*w32_ini_fn)(void *ctx, unsigned line, const char *section, const char *key,
-                          const char *value, char *err, size_t errcap);
+                          const char *value, const char *comment, char *err, size_t errcap);
 
 /* Write a refusal's reason into err (printf-style, truncated to errcap) and
  * return -1: the one way the reader and its users say what is wrong. */

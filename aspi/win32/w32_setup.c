@@ -3,7 +3,8 @@
  * What wnaspi32.dll knows before it starts a bus: which wnaspi32.ini it
  * read (beside the program first, then beside the DLL), what it says
  * (w32_config.c), and the messages of the initialisation, which go to the
- * debugger always, to stderr when they are errors, and to the log file
+ * debugger always, to stderr when they are errors (after the
+ * initialisation only when the log is on), and to the log file
  * when the ini names one or when ASPI could not start (docs/aspi.md).
  *
  * The lines of one initialisation are kept in memory until it ends: only
@@ -31,6 +32,7 @@ static char g_log[W32_PATH];      /* the log in use after initialisation, "" = n
 static char g_keep[LOG_KEEP];
 static size_t g_kept;
 static bool g_keeping = true;
+static bool g_started;            /* the initialisation has ended */
 
 static void folder_of(const char *path, char *dir, size_t cap)
 {
@@ -76,7 +78,9 @@ static bool append_file(const char *path, const char *text, size_t len)
 static void emit(bool error, const char *msg)
 {
     char line[700];
-    if (error) {
+    /* The program's stderr is the program's: an error of the initialisation
+     * goes there (ASPI may not come up), a later one only with a log on. */
+    if (error && (!g_started || g_log[0] != '\0')) {
         fprintf(stderr, "wnaspi32 (pcam): %s\n", msg);
         fflush(stderr);
     }
@@ -194,7 +198,15 @@ int w32_setup_read(char *err, size_t cap)
     int rc = w32_config_ini(text, g_ini_dir, &g_cfg, why, sizeof why);
     free(text);
     if (rc != 0) {
-        snprintf(err, cap, "%s: %s", g_ini, why);
+        /* PCAM_ASPI_SIM replaces the topology only: the file's other
+         * settings (its log) still come from it, so a broken one is refused
+         * with the variable set too (docs/aspi.md), and the message says so. */
+        char env[8];
+        DWORD en = GetEnvironmentVariableA("PCAM_ASPI_SIM", env, sizeof env);
+        snprintf(err, cap, "%s: %s%s", g_ini, why,
+                 en != 0 ? " (PCAM_ASPI_SIM is set, but it replaces only the topology: a broken wnaspi32.ini "
+                           "is refused all the same; mend it or move it away)"
+                         : "");
         return -1;
     }
     return 0;
@@ -277,4 +289,5 @@ void w32_setup_done(bool failed)
             w32_log("ASPI is not available (SS_FAILED_INIT); no log file could be written");
     }
     g_kept = 0;
+    g_started = true;
 }

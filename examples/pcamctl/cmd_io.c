@@ -224,7 +224,8 @@ static int transfer(ctl *c, const io_args *a, bool write, uint64_t lba, uint32_t
 /* A READ of n blocks at lba failed (*io): find how many of its first blocks
  * are good, as sg_dd does, so that they are kept. The sense's INFORMATION
  * names the bad block when it is valid; else each block is read alone up to
- * the first that fails. Only a CHECK CONDITION is worth it: a hang or a bus
+ * the first that fails (a one-block READ has nothing to split: it is not
+ * sent again). Only a CHECK CONDITION is worth it: a hang or a bus
  * failure would only repeat. Returns the good blocks (read into buf), the
  * first bad block in *bad_lba and the failing command in *io (its LBA and
  * length in *cmd_lba, *cmd_n). */
@@ -246,6 +247,10 @@ static uint32_t salvage(ctl *c, const io_args *a, uint64_t lba, uint32_t n, uint
             return good;
         }
     }
+    /* One block is already the finest split: reading it again would send
+     * the failed command twice (and run the core's retries twice). */
+    if (n == 1)
+        return 0;
     uint32_t k = 0;
     for (; k < n; k++) {
         if (!xfer_run(c, a, false, lba + k, 1, buf + (size_t)k * bs, bs, &probe)) {

@@ -79,6 +79,7 @@ typedef struct spec_target {
     char product[SPEC_NAME];
     char file[SPEC_PATH];      /* media file (disk, luns=1), "" = memory */
     bool after_scan;           /* busy= hang= busfree= badphase= start after the scan (afterscan) */
+    bool pulled;               /* off the bus once the scan is done (pulled) */
 } spec_target;
 
 typedef struct simspec {

@@ -31,6 +31,8 @@
  *            | "parity=" PPM        parity errors per million data bytes
  *            | "disc=" ("seek" | "always" | "never")   disconnect policy
  *            | "noua"               no UNIT ATTENTION at power-on
+ *            | "pulled"             found by the scan, then off the bus: no
+ *                                   selection after the scan is answered
  *            | "afterscan"          busy= hang= busfree= badphase= start after the scan, so
  *                                   they reach the command a one-shot run gives
  *
@@ -177,6 +179,8 @@ static const char *target_opt(spec_target *t, char *o, char *why, size_t whycap)
             t->tc.reject_tags = true;
         } else if (strcmp(k, "afterscan") == 0) {
             t->after_scan = true;
+        } else if (strcmp(k, "pulled") == 0) {
+            t->pulled = true;
         } else if (strcmp(k, "noua") == 0) {
             t->tc.ua_power_on = false;
         } else {
@@ -401,7 +405,11 @@ void simspec_arm_after_scan(const simspec *s, pcam_sim *sim)
     for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
         const spec_target *t = &s->t[id];
         pcam_sim_target_config *tc;
-        if (t->kind == SPEC_NONE || !t->after_scan || (tc = pcam_sim_target_cfg(sim, (uint8_t)id)) == NULL)
+        if (t->kind == SPEC_NONE || (!t->after_scan && !t->pulled) ||
+            (tc = pcam_sim_target_cfg(sim, (uint8_t)id)) == NULL)
+            continue;
+        tc->off_bus = t->pulled;
+        if (!t->after_scan)
             continue;
         tc->busy_next = t->tc.busy_next;
         tc->hang_next = t->tc.hang_next;

@@ -227,6 +227,7 @@ typedef struct pcam_sim_target_config {
     bool refuse_abort;        /**< Deaf to aborts: answer ABORT TASK, ABORT TASK SET and CLEAR TASK SET with MESSAGE REJECT and keep the tasks; with no task connected it then goes bus free. Default false. */
     bool refuse_reset;        /**< Deaf to device resets: the same for TARGET RESET (BUS DEVICE RESET) and LOGICAL UNIT RESET. Default false. */
     uint32_t phantom_resel_next; /**< Reselect the next N times with no task ready (IDENTIFY of LUN 0, then bus free unless the oracle decides otherwise). */
+    bool off_bus;             /**< Answers no selection, as a device pulled from the bus (set it after the scan: a selection of it times out). Default false. */
     pcam_sim_oracle_fn oracle; /**< Adversary consulted at each ::pcam_sim_decision; NULL (default) = none. */
     void *oracle_ctx;         /**< Passed to @ref oracle. */
 } pcam_sim_target_config;

@@ -841,7 +841,7 @@ static void arbitrate(pcam_sim *s)
         sim_vcd_set(s, a + s->cfg.arb_sel_ns / 2, V_DB, bits);
         sim_vcd_set(s, a + s->cfg.arb_sel_ns / 2, V_ATN, s->sel_atn ? 1u : 0u);
         sim_vcd_set(s, a + s->cfg.arb_sel_ns / 2, V_BSY, 0);
-        if (s->tgt[id] != NULL)
+        if (s->tgt[id] != NULL && !s->tgt[id]->cfg.off_bus)
             sim_schedule(s, ST_SEL_RESP, a + s->cfg.arb_sel_ns, PCAM_PHASE_BUS_FREE);
         else
             sim_schedule(s, ST_SEL_TIMEOUT, a + s->cfg.sel_timeout_ns, PCAM_PHASE_BUS_FREE);

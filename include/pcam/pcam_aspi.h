@@ -85,6 +85,23 @@ typedef struct pcam_aspi_host {
      */
     void (*signal_event)(void *ctx, void *event);
     /**
+     * Optional: take the host's own reference to an SRB_EVENT_NOTIFY
+     * handle before the request's status can be final (in the client's
+     * thread, inside SendASPI32Command, possibly with the adapter's lock
+     * held: it must not call into the layer). signal_event then gets what
+     * this returned,
+     * signals it and releases it. A client may close its handle as soon as
+     * it sees SRB_Status final, and its next event may get the same handle
+     * number: without a reference of the host's own, the signal that
+     * follows the final status could hit a closed handle or wake a later
+     * request (issue 41; on Win32 this is DuplicateHandle). NULL: the
+     * handle names no event and nothing is signalled. Without this entry
+     * signal_event gets the client's handle itself.
+     * @param ctx pcam_aspi_host::ctx. @param event the client's handle.
+     * @return the reference for signal_event, or NULL.
+     */
+    void *(*hold_event)(void *ctx, void *event);
+    /**
      * Optional: TranslateASPI32Address (Win9x devnodes). Without it the
      * call answers FALSE. @param ctx pcam_aspi_host::ctx.
      * @param path the path DWORD, in or out. @param devnode the devnode, in or out.

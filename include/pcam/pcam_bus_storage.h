@@ -223,8 +223,11 @@ typedef struct pcam_bus_xpt {
     bool in_core;               /**< Re-entrancy guard for completions. */
     bool deadline_cached;       /**< next_deadline_ns is current (outside the core, no back-end report since). */
     bool touched;               /**< A pcam_bus_hal_*() call came in since the core last worked out its next step. */
-    uint8_t internal_buf[PCAM_CFG_SCAN_BUF]; /**< Data buffer of the internal CCB. */
     struct pcam_ccb internal;   /**< The core's own CCB (scan INQUIRY, REPORT LUNS...). */
+    /** Data buffer of the internal CCB; after the CCB, so 8-byte aligned for
+     *  chips with an alignment mask (at offset 11 a scan on such a chip was
+     *  refused as PCAM_REQ_INVALID and found nothing). */
+    uint8_t internal_buf[PCAM_CFG_SCAN_BUF];
 } pcam_bus_xpt;
 
 /** A bus (private fields; allocate it, pass it, never read it). */

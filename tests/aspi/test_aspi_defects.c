@@ -306,6 +306,58 @@ static void event_handle_opaque(void **state)
     assert_ptr_equal(rec_handle[2], (void *)(uintptr_t)0x84u);
 }
 
+/* Issue 41 defect 3: the host's own reference to the handle, taken when
+ * the request is accepted (the client may close its handle once it sees the
+ * status final), is what gets signalled; a handle the host cannot hold is
+ * never signalled. held[] maps a client handle to the host's reference. */
+static unsigned held_n;
+static void *hold_rec(void *ctx, void *event)
+{
+    (void)ctx;
+    held_n++;
+    return (uintptr_t)event == 0x99u ? NULL : (void *)((uintptr_t)event + 0x1000u);
+}
+
+static int setup_hold(void **state)
+{
+    (void)state;
+    pcam_aspi_host host;
+    aspi_simhost_services(&host);
+    host.signal_event = rec_signal;
+    host.hold_event = hold_rec;
+    rec_n = 0;
+    held_n = 0;
+    return fix_setup_ex(&H, NULL, &host, false, 0, false);
+}
+
+static void event_held_by_host(void **state)
+{
+    (void)state;
+    SRB_ExecSCSICmd s;
+    fix_exec(&s, 0, 0, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    s.SRB_PostProc = (void *)(uintptr_t)0x7Cu;
+    assert_int_equal(SendASPI32Command(&s), SS_PENDING);
+    assert_int_equal(held_n, 1); /* taken inside the call */
+    assert_true(fix_idle(&H));
+    assert_int_equal(rec_count(), 1);
+    assert_ptr_equal(rec_handle[0], (void *)(uintptr_t)0x107Cu);
+    /* Not a handle: the command runs, nothing is signalled. */
+    fix_exec(&s, 0, 0, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    s.SRB_PostProc = (void *)(uintptr_t)0x99u;
+    assert_int_equal(SendASPI32Command(&s), SS_PENDING);
+    assert_true(fix_idle(&H));
+    assert_int_equal(fix_status(&s), SS_COMP);
+    assert_int_equal(rec_count(), 1);
+    /* Refused inside the call: held and signalled before the call returns
+     * (signal_event always gets, and releases, the host's reference). */
+    fix_exec(&s, 3, 0, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    s.SRB_PostProc = (void *)(uintptr_t)0x84u;
+    assert_int_equal(SendASPI32Command(&s), SS_INVALID_HA);
+    assert_int_equal(held_n, 3);
+    assert_int_equal(rec_count(), 2);
+    assert_ptr_equal(rec_handle[1], (void *)(uintptr_t)0x1084u);
+}
+
 static int setup_no_signal(void **state)
 {
     (void)state;
@@ -386,6 +438,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(strict_by_default, setup, teardown),
         cmocka_unit_test_setup_teardown(overrun_residual, setup, teardown),
         cmocka_unit_test_setup_teardown(event_handle_opaque, setup_handles, teardown),
+        cmocka_unit_test_setup_teardown(event_held_by_host, setup_hold, teardown),
         cmocka_unit_test_setup_teardown(event_without_signaller_refused, setup_no_signal, teardown),
         cmocka_unit_test_setup_teardown(posting_on_worker_thread, setup_service_posts, teardown),
     };

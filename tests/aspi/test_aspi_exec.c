@@ -277,14 +277,39 @@ static void medium_error_sense(void **state)
     assert_int_equal(s.SenseArea[6], 9);
 }
 
+/* Issue 41 defect 2 (docs/aspi.md, "An empty ID"): an ID the scan found
+ * empty is SS_NO_DEVICE at once, never selected (libscg reads SS_ERR as
+ * "retry" and lists a phantom); a device the scan found that stops
+ * answering selection is SS_NO_DEVICE too, with HaStat 11h saying why. */
 static void selection_timeout(void **state)
 {
     (void)state;
     SRB_ExecSCSICmd s;
+    pcam_sim_bus_stats before, after;
+    pcam_sim_bus_stats_get(H.sim, &before);
     fix_exec(&s, 0, 5, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
-    assert_int_equal(run(&s), SS_ERR);
+    assert_int_equal(SendASPI32Command(&s), SS_NO_DEVICE);
+    assert_int_equal(s.SRB_Status, SS_NO_DEVICE);
+    assert_int_equal(fix_post_count(&s), 1);
+    assert_int_equal(s.SRB_HaStat, HASTAT_OK);
+    assert_int_equal(s.SRB_TargStat, 0);
+    pcam_sim_bus_stats_get(H.sim, &after);
+    assert_int_equal(after.sel_timeouts, before.sel_timeouts); /* not selected */
+    /* Every LUN counts: target 2's LUN 5 is absent but the target is there,
+     * so the command goes to it (its INQUIRY says qualifier 3). */
+    BYTE buf[36];
+    fix_exec(&s, 0, 2, 5, SRB_POSTING | SRB_DIR_IN, buf, 36, cdb_inq36, 6, SENSE_LEN);
+    assert_int_equal(run(&s), SS_COMP);
+    assert_int_equal(buf[0] >> 5, 3);
+    /* Target 2 pulled from the bus after the scan. */
+    clear_ua(2);
+    pcam_sim_target_cfg(H.sim, 2)->off_bus = true;
+    fix_exec(&s, 0, 2, 0, SRB_POSTING, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    assert_int_equal(run(&s), SS_NO_DEVICE);
     assert_int_equal(s.SRB_HaStat, HASTAT_SEL_TO);
     assert_int_equal(s.SRB_TargStat, 0);
+    pcam_sim_bus_stats_get(H.sim, &after);
+    assert_int_equal(after.sel_timeouts, before.sel_timeouts + 1);
 }
 
 static void busy_is_an_error(void **state)
@@ -450,13 +475,21 @@ static void event_notify(void **state)
     s.SRB_PostProc = &ev;
     assert_int_equal(SendASPI32Command(&s), SS_INVALID_HA);
     assert_int_equal(aspi_sim_event_count(&ev), 2);
-    /* A selection timeout (SS_ERR), once. */
+    /* An empty ID (SS_NO_DEVICE at once), once. */
     fix_exec(&s, 0, 6, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
+    s.SRB_PostProc = &ev;
+    assert_int_equal(SendASPI32Command(&s), SS_NO_DEVICE);
+    assert_true(fix_idle(&H));
+    assert_int_equal(aspi_sim_event_count(&ev), 3);
+    /* A selection timeout (a disk pulled after the scan), once. */
+    pcam_sim_target_cfg(H.sim, 0)->off_bus = true;
+    fix_exec(&s, 0, 0, 0, SRB_EVENT_NOTIFY, NULL, 0, cdb_tur, 6, SENSE_LEN);
     s.SRB_PostProc = &ev;
     assert_int_equal(SendASPI32Command(&s), SS_PENDING);
     assert_true(fix_idle(&H));
+    assert_int_equal(s.SRB_Status, SS_NO_DEVICE);
     assert_int_equal(s.SRB_HaStat, HASTAT_SEL_TO);
-    assert_int_equal(aspi_sim_event_count(&ev), 3);
+    assert_int_equal(aspi_sim_event_count(&ev), 4);
     /* No posting happened at all. */
     assert_int_equal(fix_post_total(), 0);
     aspi_sim_event_destroy(&ev);
@@ -566,21 +599,30 @@ static void reset_device(void **state)
     pcam_sim_target_stats st;
     pcam_sim_target_stats_get(H.sim, 2, &st);
     assert_int_equal(st.target_resets, 1);
-    /* Nobody at ID 5. */
+    /* Nobody at ID 5 when the bus was scanned: refused at once, posted once. */
     r.SRB_Target = 5;
+    assert_int_equal(SendASPI32Command(&r), SS_NO_DEVICE);
+    assert_int_equal(r.SRB_Status, SS_NO_DEVICE);
+    assert_true(fix_idle(&H));
+    assert_int_equal(fix_post_count(&r), 2);
+    /* Target 2 pulled: the reset's selection times out. */
+    pcam_sim_target_cfg(H.sim, 2)->off_bus = true;
+    r.SRB_Target = 2;
     assert_int_equal(SendASPI32Command(&r), SS_PENDING);
     assert_true(fix_idle(&H));
-    assert_int_equal(r.SRB_Status, SS_ERR);
+    assert_int_equal(r.SRB_Status, SS_NO_DEVICE);
     assert_int_equal(r.SRB_HaStat, HASTAT_SEL_TO);
-    assert_int_equal(fix_post_count(&r), 2);
+    pcam_sim_target_cfg(H.sim, 2)->off_bus = false;
+    r.SRB_Target = 5;
     /* Bad HaId and both notify flags, refused at once. */
+    assert_int_equal(fix_post_count(&r), 3);
     r.SRB_HaId = 4;
     assert_int_equal(SendASPI32Command(&r), SS_INVALID_HA);
-    assert_int_equal(fix_post_count(&r), 3);
+    assert_int_equal(fix_post_count(&r), 4);
     r.SRB_HaId = 0;
     r.SRB_Flags = SRB_POSTING | SRB_EVENT_NOTIFY;
     assert_int_equal(SendASPI32Command(&r), SS_INVALID_SRB);
-    assert_int_equal(fix_post_count(&r), 3);
+    assert_int_equal(fix_post_count(&r), 4);
     /* By event. */
     aspi_sim_event ev;
     aspi_sim_event_init(&ev);

@@ -373,7 +373,7 @@ static void status_table(void **state)
         {PCAM_REQ_CMP, 0x01, 0x00},          {PCAM_REQ_ABORTED, 0x02, 0x00},
         {PCAM_REQ_CMP_ERR, 0x04, 0x00},      {PCAM_BUSY, 0x04, 0x00},
         {PCAM_REQ_INVALID, 0xE0, 0x00},      {PCAM_PATH_INVALID, 0x82, 0x00},
-        {PCAM_DEV_NOT_THERE, 0x82, 0x00},    {PCAM_SEL_TIMEOUT, 0x04, 0x11},
+        {PCAM_DEV_NOT_THERE, 0x82, 0x00},    {PCAM_SEL_TIMEOUT, 0x82, 0x11}, /* issue 41: no device, HaStat why */
         {PCAM_CMD_TIMEOUT, 0x04, 0x0B},      {PCAM_SCSI_STATUS_ERROR, 0x04, 0x00},
         {PCAM_SCSI_BUS_RESET, 0x04, 0x0E},   {PCAM_UNCOR_PARITY, 0x04, 0x0F},
         {PCAM_AUTOSENSE_FAIL, 0x04, 0x10},   {PCAM_NO_HBA, 0x81, 0x00},

@@ -198,8 +198,44 @@ static void test_old_format(void **state)
 {
     (void)state;
     refused("# old\nbus:narrow\n1:disk:2M\n", "line 2: 'bus:narrow' is not a [section], a key = value", NULL);
-    refused("1:disk:2M:vendor=X\n", "line 1: '1:disk:2M:vendor' comes before any [section]",
-            "ID = KIND:OPTIONS");
+    /* Issue 41 defect 5: the whole line is shown, and what to write instead. */
+    refused("1:disk:2M:vendor=X\n", "line 1: '1:disk:2M:vendor=X' is a device line of the one-line format",
+            "under [topology] as 1 = disk:2M:vendor=X");
+    refused("bus:narrow\n", "line 1: 'bus:narrow' is not a [section]", "devices go under [topology]");
+    /* A device under [wnaspi32]: where it belongs is said. */
+    refused("[wnaspi32]\n0 = disk:1M\n", "line 2: unknown key '0' in [wnaspi32] (it has log;",
+            "devices and bus go under [topology]");
+    refused("[wnaspi32]\nbus = narrow\n", "line 2: unknown key 'bus' in [wnaspi32]", "go under [topology]");
+}
+
+/* Issue 41 defect 4: a comment must not silently swallow part of a path,
+ * and an empty [topology] is an empty bus, not the default devices. */
+static void test_comment_in_path(void **state)
+{
+    (void)state;
+    refused("[topology]\n0 = disk:64K:file=C:\\pcam\\my disk #0.img:vendor=X\n",
+            "line 2: target 0: a comment ('#0.img:vendor=X') right after the unquoted path of file= "
+            "('C:\\pcam\\my disk')",
+            "quote the path");
+    refused("[wnaspi32]\nlog = C:\\my logs ;1.log\n",
+            "line 2: a comment (';1.log') right after the unquoted path of log= ('C:\\my logs')", "quote the path");
+    assert_int_equal(load_str("[wnaspi32]\nlog = off ; no log\n"), 0); /* off is no path */
+    assert_string_equal(g_cfg.log, "");
+    /* Quoted, or a comment after other options: taken. */
+    assert_int_equal(load_str("[topology]\n0 = disk:64K:file=\"C:\\pcam\\my disk #0.img\":vendor=X ; ok\n"
+                              "1 = disk:64K:noua # ok\n"),
+                     0);
+    assert_string_equal(g_cfg.spec.t[0].file, "C:\\pcam\\my disk #0.img");
+    assert_string_equal(g_cfg.spec.t[0].vendor, "X");
+    /* An empty [topology]: a bus with no device. */
+    assert_int_equal(load_str("[topology]\n; nothing yet\n"), 0);
+    assert_true(g_cfg.has_topology);
+    for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++)
+        assert_int_equal(g_cfg.spec.t[id].kind, SPEC_NONE);
+    assert_int_equal(g_cfg.spec.width, 16);
+    /* No [topology] at all: the default (has_topology false). */
+    assert_int_equal(load_str("[wnaspi32]\n"), 0);
+    assert_false(g_cfg.has_topology);
 }
 
 /* A broken file's log= still names the log (it comes first). */
@@ -338,7 +374,7 @@ int main(void)
         cmocka_unit_test(test_syntax),      cmocka_unit_test(test_old_format),
         cmocka_unit_test(test_log_kept_on_error), cmocka_unit_test(test_absurd),
         cmocka_unit_test(test_file_paths),  cmocka_unit_test(test_resolve),
-        cmocka_unit_test(test_one_line),
+        cmocka_unit_test(test_one_line),    cmocka_unit_test(test_comment_in_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -139,6 +139,16 @@ cmp a.bin want.bin || fail "the read before the fault differs"
 dd if=d0.img of=want.bin bs=512 skip=101 count=1 2>/dev/null
 cmp c.bin want.bin || fail "the read after the reset differs"
 [ ! -s b.bin ] || fail "the failed read wrote data"
+# Issue 41 defect 1: a one-block READ that fails with a sense whose
+# INFORMATION is not valid (QEMU's ABORTED COMMAND for the EIO above) is not
+# sent again by the salvage: QEMU's own trace (scsi_req_parsed, opcode 0x28
+# = command 40) shows the READ(10) once plus the core's 4 retries (pcamctl's
+# CCBs carry retries 4): 5, where the salvage's second run made it 10.
+run 11 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-fault 0:$WORK/eio.conf \
+    --qemu-arg -trace --qemu-arg scsi_req_parsed --qemu-arg -D --qemu-arg $WORK/qtrace.log \
+    read 0 --lba 100 --count 1 -o one.bin
+n=$(grep -c 'scsi_req_parsed .* command 40 ' qtrace.log)
+[ "$n" -eq 5 ] || fail "QEMU saw $n READ(10)s of the failing block, not 1 + 4 retries"
 run 1 $P --backend qemu-esp --qemu-drive 0:hd:$WORK/d0.img --qemu-fault 5:x devlist
 has err "no --qemu-drive 5:0"
 run 1 $P --qemu-arg -S devlist

@@ -70,6 +70,20 @@ partial)
     run 3 "$P" --sim "$S" read 0 --lba 1000 --count 3 -o none.bin
     has err "no good block before the error at LBA 1000"
     [ ! -s none.bin ] || fail "none.bin is not empty"
+    # Issue 41 defect 1: a one-block READ whose sense has no valid
+    # INFORMATION (the fixed format cannot hold an LBA past 2^32) is sent
+    # once; the block-by-block salvage has nothing to split. The simulated
+    # bus's phase log counts the READ(16)s (opcode 0x88) the target saw.
+    run 3 "$P" --sim "0:disk:3T:merr=4294967300" trace --phases read 0 --lba 4294967300 --count 1 -o one.bin
+    [ "$(grep -c 'COMMAND 16 bytes, opcode 0x88' out)" -eq 1 ] ||
+        { grep 'opcode 0x88' out; fail "the failing 1-block READ(16) reached the target more than once"; }
+    has err "no good block before the error at LBA 4294967300"
+    # Two blocks, the second bad, no INFORMATION: the 2-block READ, then
+    # block 1 alone (good) and block 2 alone (bad): three READs, one block kept.
+    run 3 "$P" --sim "0:disk:3T:merr=4294967301" trace --phases read 0 --lba 4294967300 --count 2 -o two.bin
+    [ "$(grep -c 'COMMAND 16 bytes, opcode 0x88' out)" -eq 3 ] ||
+        { grep 'opcode 0x88' out; fail "a 2-block salvage did not take exactly three READs"; }
+    [ "$(wc -c <two.bin)" -eq 512 ] || fail "two.bin does not hold the one good block"
     ;;
 noopselect)
     # Item 3: a --set that changes nothing asks nothing and sends no MODE

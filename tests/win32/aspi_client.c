@@ -16,11 +16,13 @@
  *                                  2048 blocks of 512; MEDIUM ERROR at 100
  *   2:disk:64K:noua:luns=2         128 blocks, LUNs 0 and 1
  *   3:cd:empty:noua                a CD-ROM drive, no medium
- *   5:disk:64K:noua:hang=5         its next 5 commands never finish: the
- *                                  DLL's bus scan meets the first (its
- *                                  INQUIRY times out: no device 5 until
- *                                  SC_RESCAN_SCSI_BUS), three are aborted,
- *                                  one times out
+ *   5:disk:64K:noua:hang=4:afterscan  found by the DLL's bus scan, then
+ *                                  its next 4 commands never finish: three
+ *                                  are aborted, one times out
+ *   4:disk:64K:noua:pulled         found by the scan, then off the bus: a
+ *                                  command to it times out in selection
+ *                                  (SS_NO_DEVICE, HaStat 11h, docs/aspi.md)
+ * An ID the scan found empty (1, 6) is SS_NO_DEVICE at once.
  * Sense is fixed format (SPC-3 4.5.3: 70h, with bit 7 set when the
  * INFORMATION field holds the LBA; key byte 2, ASC 12, ASCQ 13).
  * ASC/ASCQ: 21/00 LBA out of range, 11/00 unrecovered read error, 3A/00
@@ -28,151 +30,7 @@
  * Prints one line per failed check and "N checks, 0 failed" at the end;
  * the exit status is the number of failures.
  */
-#include <windows.h>
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <string.h>
-
-/* ---- the classic ASPI for Win32 definitions (Adaptec's names) ---- */
-#define SS_PENDING 0x00
-#define SS_COMP 0x01
-#define SS_ABORTED 0x02
-#define SS_ERR 0x04
-#define SS_INVALID_HA 0x81
-#define SS_NO_DEVICE 0x82
-#define SS_INVALID_SRB 0xE0
-
-#define SC_HA_INQUIRY 0x00
-#define SC_GET_DEV_TYPE 0x01
-#define SC_EXEC_SCSI_CMD 0x02
-#define SC_ABORT_SRB 0x03
-#define SC_RESET_DEV 0x04
-#define SC_GET_DISK_INFO 0x06
-#define SC_RESCAN_SCSI_BUS 0x07
-#define SC_GETSET_TIMEOUTS 0x08
-
-#define SRB_POSTING 0x01
-#define SRB_ENABLE_RESIDUAL_COUNT 0x04
-#define SRB_DIR_IN 0x08
-#define SRB_DIR_OUT 0x10
-#define SRB_EVENT_NOTIFY 0x40
-
-#define HASTAT_OK 0x00
-#define HASTAT_COMMAND_TIMEOUT 0x0B
-#define HASTAT_SEL_TO 0x11
-#define HASTAT_DO_DU 0x12
-
-#define SENSE_LEN 14
-
-/*
- * 64-bit clients: each pointer is 8 bytes and the reserved run after the
- * last pointer shrinks by the 4 bytes each pointer before it grew, so CDBByte, SenseArea and
- * every SRB size keep their Win32 values (the 64-bit layout wnaspi32.h
- * documents in words; written out here, not included).
- */
-#ifdef _WIN64
-#define PTR_GROWTH 4
-#else
-#define PTR_GROWTH 0
-#endif
-
-#pragma pack(push, 1)
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    BYTE HA_Count, HA_SCSI_ID, HA_ManagerId[16], HA_Identifier[16], HA_Unique[16];
-    WORD HA_Rsvd1;
-} SRB_HAInquiry;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    BYTE SRB_Target, SRB_Lun, SRB_DeviceType, SRB_Rsvd1;
-} SRB_GDEVBlock;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    BYTE SRB_Target, SRB_Lun;
-    WORD SRB_Rsvd1;
-    DWORD SRB_BufLen;
-    BYTE *SRB_BufPointer;
-    BYTE SRB_SenseLen, SRB_CDBLen, SRB_HaStat, SRB_TargStat;
-    VOID *SRB_PostProc;
-    BYTE SRB_Rsvd2[20 - 2 * PTR_GROWTH]; /* after two pointers */
-    BYTE CDBByte[16];
-    BYTE SenseArea[SENSE_LEN + 2];
-} SRB_ExecSCSICmd;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    VOID *SRB_ToAbort;
-} SRB_Abort;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    BYTE SRB_Target, SRB_Lun, SRB_Rsvd1[12], SRB_HaStat, SRB_TargStat;
-    VOID *SRB_PostProc;
-    BYTE SRB_Rsvd2[36 - PTR_GROWTH];
-} SRB_BusDeviceReset;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    BYTE SRB_Target, SRB_Lun, SRB_DriveFlags, SRB_Int13HDriveInfo, SRB_Heads, SRB_Sectors;
-    BYTE SRB_Rsvd1[10];
-} SRB_GetDiskInfo;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-} SRB_RescanPort;
-typedef struct {
-    BYTE SRB_Cmd, SRB_Status, SRB_HaId, SRB_Flags;
-    DWORD SRB_Hdr_Rsvd;
-    BYTE SRB_Target, SRB_Lun;
-    DWORD SRB_Timeout;
-} SRB_GetSetTimeouts;
-typedef struct {
-    BYTE *AB_BufPointer;
-    DWORD AB_BufLen, AB_ZeroFill, AB_Reserved;
-} ASPI32BUFF;
-#pragma pack(pop)
-
-/* The layout a binary client was compiled with: Win32 (i686), or the
- * documented 64-bit one (x86_64; only SRB_Abort, whose pointer ends it,
- * grows, to 0x10). */
-typedef char layout_ok[(sizeof(void *) == 4 + PTR_GROWTH && offsetof(SRB_ExecSCSICmd, CDBByte) == 0x30 &&
-                        offsetof(SRB_ExecSCSICmd, SRB_SenseLen) == 0x14 + PTR_GROWTH &&
-                        offsetof(SRB_ExecSCSICmd, SRB_PostProc) == 0x18 + PTR_GROWTH &&
-                        offsetof(SRB_ExecSCSICmd, SRB_Rsvd2) == 0x1C + 2 * PTR_GROWTH &&
-                        sizeof(SRB_ExecSCSICmd) == 0x50 && sizeof(SRB_HAInquiry) == 0x3C &&
-                        sizeof(SRB_BusDeviceReset) == 0x40 && offsetof(SRB_BusDeviceReset, SRB_PostProc) == 0x18 &&
-                        sizeof(SRB_GetDiskInfo) == 0x18 && sizeof(SRB_GetSetTimeouts) == 0x0E &&
-                        sizeof(SRB_Abort) == 0x0C + PTR_GROWTH)
-                           ? 1
-                           : -1];
-
-typedef DWORD(__cdecl *fn_info)(void);
-typedef DWORD(__cdecl *fn_send)(void *);
-typedef BOOL(__cdecl *fn_buf)(ASPI32BUFF *);
-typedef BOOL(__cdecl *fn_xlat)(DWORD *, DWORD *);
-
-static fn_info GetASPI32SupportInfo, GetASPI32DLLVersion;
-static fn_send SendASPI32Command;
-static fn_buf GetASPI32Buffer, FreeASPI32Buffer;
-static fn_xlat TranslateASPI32Address;
-
-static unsigned checks, failures;
-
-#define CHECK(cond, ...)                                                                                     \
-    do {                                                                                                     \
-        checks++;                                                                                            \
-        if (!(cond)) {                                                                                       \
-            failures++;                                                                                      \
-            printf("FAIL line %d: %s: ", __LINE__, #cond);                                                   \
-            printf(__VA_ARGS__);                                                                             \
-            printf("\n");                                                                                    \
-        }                                                                                                    \
-    } while (0)
+#include "aspi_classic.h"
 
 /* ---- the three modes ---- */
 enum { M_POLL = 0, M_EVENT = 1, M_POST = 2 };
@@ -348,8 +206,8 @@ static void dev_types(bool rescanned)
         BYTE target, lun, status, type;
     } want[] = {
         {0, 0, SS_COMP, 0}, {2, 0, SS_COMP, 0},      {2, 1, SS_COMP, 0},      {3, 0, SS_COMP, 5},
-        {5, 0, SS_NO_DEVICE, 0}, {0, 1, SS_NO_DEVICE, 0}, {1, 0, SS_NO_DEVICE, 0}, {7, 0, SS_NO_DEVICE, 0},
-        {0, 8, SS_NO_DEVICE, 0},
+        {5, 0, SS_COMP, 0}, {4, 0, SS_COMP, 0},      {0, 1, SS_NO_DEVICE, 0}, {1, 0, SS_NO_DEVICE, 0},
+        {7, 0, SS_NO_DEVICE, 0}, {0, 8, SS_NO_DEVICE, 0},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         SRB_GDEVBlock g;
@@ -358,7 +216,8 @@ static void dev_types(bool rescanned)
         g.SRB_Target = want[i].target;
         g.SRB_Lun = want[i].lun;
         DWORD rc = SendASPI32Command(&g);
-        BYTE expect = rescanned && want[i].target == 5 ? SS_COMP : want[i].status;
+        /* A rescan finds the pulled disk gone. */
+        BYTE expect = rescanned && want[i].target == 4 ? SS_NO_DEVICE : want[i].status;
         CHECK(rc == expect && g.SRB_Status == rc, "dev type %u:%u: %02lX", want[i].target, want[i].lun,
               (unsigned long)rc);
         if (rc == SS_COMP)
@@ -452,11 +311,16 @@ static void exec_all(int mode)
     CHECK(st == SS_COMP && memcmp(buf, "\x00\x00\x00\x7F\x00\x00\x02\x00", 8) == 0,
           "READ CAPACITY 2:1/%s: %02X", mode_name[mode], st);
 
-    /* Nobody at ID 6: selection timeout. */
+    /* Nobody at ID 6 when the bus was scanned: no device, not selected. */
     exec_srb(&s, 6, 0, 0, NULL, 0, tur, 6);
     st = exec(&s, mode, "TUR absent");
-    CHECK(st == SS_ERR && s.SRB_HaStat == HASTAT_SEL_TO, "absent/%s: %02X hastat %02X", mode_name[mode], st,
+    CHECK(st == SS_NO_DEVICE && s.SRB_HaStat == HASTAT_OK, "absent/%s: %02X hastat %02X", mode_name[mode], st,
           s.SRB_HaStat);
+    /* The disk pulled after the scan: no device, and HaStat says why. */
+    exec_srb(&s, 4, 0, 0, NULL, 0, tur, 6);
+    st = exec(&s, mode, "TUR pulled");
+    CHECK(st == SS_NO_DEVICE && s.SRB_HaStat == HASTAT_SEL_TO, "pulled/%s: %02X hastat %02X", mode_name[mode],
+          st, s.SRB_HaStat);
     /* No device slot: the adapter's own ID, LUN 8 (a valid adapter). */
     exec_srb(&s, 7, 0, SRB_DIR_IN, buf, 36, inq36, 6);
     st = exec(&s, mode, "INQUIRY own ID");
@@ -500,7 +364,7 @@ static void reset_all(int mode)
     r.SRB_Cmd = SC_RESET_DEV;
     r.SRB_Target = 6;
     st = run_async(&r, &r.SRB_Flags, &r.SRB_PostProc, &r.SRB_Status, mode, "RESET absent");
-    CHECK(st == SS_ERR && r.SRB_HaStat == HASTAT_SEL_TO, "reset absent/%s: %02X %02X", mode_name[mode], st,
+    CHECK(st == SS_NO_DEVICE && r.SRB_HaStat == HASTAT_OK, "reset absent/%s: %02X %02X", mode_name[mode], st,
           r.SRB_HaStat);
 }
 
@@ -621,7 +485,7 @@ static void disk_info_and_rescan(void)
     memset(&r, 0, sizeof r);
     r.SRB_Cmd = SC_RESCAN_SCSI_BUS;
     CHECK(SendASPI32Command(&r) == SS_COMP, "rescan: %02X", r.SRB_Status);
-    dev_types(true); /* the same table, and target 5 found now */
+    dev_types(true); /* the same table, less the pulled disk */
     memset(&r, 0, sizeof r);
     r.SRB_Cmd = 0x05; /* SC_SET_HA_PARMS: DOS only */
     CHECK(SendASPI32Command(&r) == 0x80, "SC_SET_HA_PARMS: %02X", r.SRB_Status);
@@ -691,37 +555,12 @@ static void post_chain(void)
           (unsigned long)chain_rc, chain_second.SRB_Status);
 }
 
-static FARPROC must_find(HMODULE m, const char *name)
-{
-    FARPROC f = GetProcAddress(m, name);
-    if (f == NULL) {
-        printf("FAIL: wnaspi32.dll has no export %s\n", name);
-        ExitProcess(100);
-    }
-    return f;
-}
-
-/* FARPROC to the real type, through the generic function pointer type
- * (what GetProcAddress users do, without a cast warning). */
-#define FIND(m, var, type) var = (type)(void (*)(void))must_find(m, #var)
-
 int main(void)
 {
-    setvbuf(stdout, NULL, _IONBF, 0);
-    HMODULE m = LoadLibraryA("wnaspi32.dll");
-    if (m == NULL) {
-        printf("FAIL: LoadLibrary(wnaspi32.dll): error %lu\n", (unsigned long)GetLastError());
-        return 100;
-    }
+    HMODULE m = load_aspi();
     char path[MAX_PATH];
     GetModuleFileNameA(m, path, sizeof path);
     printf("loaded %s\n", path);
-    FIND(m, GetASPI32SupportInfo, fn_info);
-    FIND(m, GetASPI32DLLVersion, fn_info);
-    FIND(m, SendASPI32Command, fn_send);
-    FIND(m, GetASPI32Buffer, fn_buf);
-    FIND(m, FreeASPI32Buffer, fn_buf);
-    FIND(m, TranslateASPI32Address, fn_xlat);
     /* The same functions by ordinal (wnaspi32.def). */
     CHECK((void (*)(void))GetProcAddress(m, (LPCSTR)1) == (void (*)(void))GetASPI32SupportInfo, "ordinal 1");
     CHECK((void (*)(void))GetProcAddress(m, (LPCSTR)2) == (void (*)(void))SendASPI32Command, "ordinal 2");

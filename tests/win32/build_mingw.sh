@@ -21,7 +21,7 @@ cd "$src"
 cmake --preset "$abi" >/dev/null
 cmake --build --preset "$abi" -j 2
 bin=$src/build/$abi/bin
-for f in wnaspi32.dll aspiscan.exe aspi_client.exe aspi_ordinal.exe aspi_loadpath.exe; do
+for f in wnaspi32.dll aspiscan.exe aspi_client.exe aspi_callers.exe aspi_ordinal.exe aspi_loadpath.exe; do
   [ -f "$bin/$f" ] || { echo "missing $bin/$f" >&2; exit 1; }
 done
 # What a legacy program finds: the six exports, and only system DLLs to load.
