@@ -14,6 +14,7 @@
  */
 #include "bios.h"
 
+#include "pcam/pcam_cdb.h"
 #include "pcam/pcam_sense.h"
 
 /* The register frame rom16.S's INT 13h entry pushed. */
@@ -76,7 +77,6 @@ static uint8_t ah_of(uint32_t st, bool sense_ok, const uint8_t *sense, bool writ
 /* READ/WRITE/VERIFY of `count` blocks at `lba` to or from linear `buf`. */
 static uint8_t rw(const bios_disk *d, int op, uint64_t lba, uint32_t count, uint32_t buf)
 {
-    static const uint8_t op10[3] = {0x28, 0x2A, 0x2F}, op16[3] = {0x88, 0x8A, 0x8F};
     uint8_t cdb[16], sense[18];
     bool sense_ok, big = lba + count > 0xFFFFFFFFu;
 
@@ -86,18 +86,12 @@ static uint8_t rw(const bios_disk *d, int op, uint64_t lba, uint32_t count, uint
         return AH_NOT_FOUND;
     if (op != 2 && (uint64_t)buf + count * 512u > 0x100000000ull)
         return AH_BAD_CMD;
-    memset(cdb, 0, sizeof cdb);
-    cdb[0] = big ? op16[op] : op10[op];
-    for (int i = 0; i < (big ? 8 : 4); i++)
-        cdb[(big ? 9 : 5) - i] = (uint8_t)(lba >> (8 * i));
-    if (big) {
-        cdb[13] = (uint8_t)count;
-        cdb[12] = (uint8_t)(count >> 8);
-    } else {
-        cdb[8] = (uint8_t)count;
-        cdb[7] = (uint8_t)(count >> 8);
-    }
-    uint32_t st = bios_scsi(d->target, d->lun, cdb, big ? 16 : 10,
+    int n = op == 0   ? pcam_cdb_read(cdb, sizeof cdb, big ? 16 : 10, lba, count, 0)
+            : op == 1 ? pcam_cdb_write(cdb, sizeof cdb, big ? 16 : 10, lba, count, 0)
+                      : pcam_cdb_verify(cdb, sizeof cdb, big ? 16 : 10, lba, count, 0);
+    if (n < 0)
+        return AH_BAD_CMD;
+    uint32_t st = bios_scsi(d->target, d->lun, cdb, (uint8_t)n,
                             op == 2 ? PCAM_DIR_NONE : op == 1 ? PCAM_DIR_OUT : PCAM_DIR_IN,
                             op == 2 ? NULL : bios_ptr(buf), op == 2 ? 0 : count * 512u, sense,
                             &sense_ok);
@@ -284,6 +278,8 @@ void bios_int13(uint32_t flin)
         st = AH_BAD_CMD;
         break;
     }
+    if (st != AH_OK)
+        fw_printf("pcam bios: INT 13h function %02xh, drive %02xh: status %02xh\n", ah, dl, st);
     last_status[i] = st;
     set_ah(f, st);
     f->flags = (uint16_t)((f->flags & ~1u) | (st != AH_OK));

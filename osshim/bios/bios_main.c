@@ -14,7 +14,9 @@
  */
 #include "bios.h"
 
+#include "pcam/pcam_cdb.h"
 #include "pcam/pcam_esp.h"
+#include "pcam/pcam_inquiry.h"
 #include "pcam/pcam_sym.h"
 
 uint32_t bios_base;
@@ -227,9 +229,14 @@ static void on_done(pcam_ccb *c)
     cmd_done = true;
 }
 
+/* Poll until the CCB completes. The core's own timeout and recovery end
+ * every command; past their longest wait (the command's timeout and the
+ * whole recovery ladder) a chip that stopped answering is reported and
+ * the bus reset, so a caller never hangs. */
 static void run(pcam_ccb *c)
 {
-    uint64_t limit = fw_now_ns() + 60ull * 1000000000u;
+    uint64_t wait_ms = (uint64_t)bus.cfg.default_timeout_ms + pcam_host_recovery_wait_ms(&bus);
+    uint64_t limit = fw_now_ns() + wait_ms * 1000000u;
 
     c->done = on_done;
     cmd_done = false;
@@ -237,14 +244,15 @@ static void run(pcam_ccb *c)
     while (!cmd_done && fw_now_ns() < limit)
         pcam_bus_poll(&bus);
     if (!cmd_done) {
-        /* The core's own timeouts should end every command long before. */
         fw_printf("pcam bios: a command did not end; resetting the bus\n");
         pcam_ccb r;
         memset(&r, 0, sizeof r);
         r.func = PCAM_FN_RESET_BUS;
         r.done = on_done;
+        cmd_done = false;
         pcam_action(&bus, &r);
-        while (!cmd_done)
+        limit = fw_now_ns() + (uint64_t)pcam_host_recovery_wait_ms(&bus) * 1000000u;
+        while (!cmd_done && fw_now_ns() < limit)
             pcam_bus_poll(&bus);
     }
 }
@@ -265,8 +273,7 @@ uint32_t bios_scsi(uint8_t target, uint8_t lun, const uint8_t *cdb, uint8_t cdb_
     c.u.io.data_len = len;
     c.u.io.sense = sense;
     c.u.io.sense_len = 18;
-    c.u.io.retries = 4;
-    c.timeout_ms = 30000;
+    c.u.io.retries = bus.cfg.default_retries;
     run(&c);
     *sense_ok = (c.status & PCAM_AUTOSNS_VALID) != 0;
     return c.status & PCAM_STATUS_MASK;
@@ -274,45 +281,25 @@ uint32_t bios_scsi(uint8_t target, uint8_t lun, const uint8_t *cdb, uint8_t cdb_
 
 /* ---- init ---- */
 
-static void put_be(uint8_t *p, unsigned n, uint64_t v)
-{
-    while (n-- > 0) {
-        p[n] = (uint8_t)v;
-        v >>= 8;
-    }
-}
-static uint64_t get_be(const uint8_t *p, unsigned n)
-{
-    uint64_t v = 0;
-    while (n-- > 0)
-        v = v << 8 | *p++;
-    return v;
-}
-
 static uint64_t capacity(uint8_t t, uint8_t l, uint32_t *blen)
 {
     static uint8_t d[32];
     uint8_t cdb[16], sense[18];
+    pcam_capacity cap;
     bool sok;
+    int n = pcam_cdb_read_capacity10(cdb, sizeof cdb);
 
-    memset(cdb, 0, sizeof cdb);
-    cdb[0] = 0x25; /* READ CAPACITY(10) */
-    for (int i = 0; i < 3; i++) /* the first command meets UNIT ATTENTION */
-        if (bios_scsi(t, l, cdb, 10, PCAM_DIR_IN, d, 8, sense, &sok) == PCAM_REQ_CMP)
-            break;
-    uint64_t last = get_be(d, 4);
-    *blen = (uint32_t)get_be(d + 4, 4);
-    if (last == 0xFFFFFFFFu) {
-        memset(cdb, 0, sizeof cdb);
-        cdb[0] = 0x9E; /* SERVICE ACTION IN(16): READ CAPACITY(16) */
-        cdb[1] = 0x10;
-        put_be(cdb + 10, 4, 32);
-        if (bios_scsi(t, l, cdb, 16, PCAM_DIR_IN, d, 32, sense, &sok) != PCAM_REQ_CMP)
+    if (bios_scsi(t, l, cdb, (uint8_t)n, PCAM_DIR_IN, d, 8, sense, &sok) != PCAM_REQ_CMP ||
+        pcam_read_capacity10_parse(d, 8, &cap) != PCAM_OK)
+        return 0;
+    if (cap.use_rc16) {
+        n = pcam_cdb_read_capacity16(cdb, sizeof cdb, sizeof d);
+        if (bios_scsi(t, l, cdb, (uint8_t)n, PCAM_DIR_IN, d, sizeof d, sense, &sok) != PCAM_REQ_CMP ||
+            pcam_read_capacity16_parse(d, sizeof d, &cap) != PCAM_OK)
             return 0;
-        last = get_be(d, 8);
-        *blen = (uint32_t)get_be(d + 8, 4);
     }
-    return last + 1;
+    *blen = cap.block_length;
+    return cap.last_lba + 1;
 }
 
 /* The conventional translation: 255 heads, 63 sectors, at most 1024 cylinders. */
@@ -324,38 +311,34 @@ static void geometry(bios_disk *d)
     d->cyls = cyl > 1024 ? 1024 : (cyl == 0 ? 1 : (uint32_t)cyl);
 }
 
-/* "pcam: <vendor model> ID t LUN l", the INQUIRY strings with runs of
- * blanks squeezed. */
-static void name_disk(char *out, const uint8_t *inq, unsigned t, unsigned l)
+/* "pcam: <vendor> <model> ID t LUN l", from the core's INQUIRY parse. */
+static void put_str(char *out, size_t *n, size_t cap, const char *s)
 {
-    static const char pre[] = "pcam: ";
-    size_t n = 0, cap = SH_NAME_LEN - 1;
-    char prev = ' ';
+    while (*s != '\0' && *n < cap)
+        out[(*n)++] = *s++;
+}
 
-    for (const char *p = pre; *p != '\0'; p++)
-        out[n++] = *p;
-    for (unsigned i = 8; i < 32 && n < cap - 16; i++) {
-        char c = (char)inq[i];
-        if (c < ' ' || c > '~')
-            c = ' ';
-        if (c == ' ' && prev == ' ')
-            continue;
-        out[n++] = c;
-        prev = c;
-    }
-    if (n > 0 && out[n - 1] == ' ')
-        n--;
-    const char *tail = " ID ";
-    while (*tail != '\0')
-        out[n++] = *tail++;
-    if (t >= 10)
-        out[n++] = (char)('0' + t / 10);
-    out[n++] = (char)('0' + t % 10);
-    for (tail = " LUN "; *tail != '\0';)
-        out[n++] = *tail++;
-    if (l >= 10)
-        out[n++] = (char)('0' + l / 10 % 10);
-    out[n++] = (char)('0' + l % 10);
+static void name_disk(char *out, const pcam_dev *dev, unsigned t, unsigned l)
+{
+    pcam_inquiry inq;
+    size_t n = 0, cap = SH_NAME_LEN - 1;
+    char num[3];
+
+    memset(&inq, 0, sizeof inq);
+    (void)pcam_inquiry_parse(dev->inquiry, dev->inquiry_len, &inq);
+    put_str(out, &n, cap, "pcam: ");
+    put_str(out, &n, cap, inq.vendor);
+    put_str(out, &n, cap, " ");
+    put_str(out, &n, cap, inq.product);
+    put_str(out, &n, cap, " ID ");
+    num[0] = (char)(t >= 10 ? '1' : '0' + t);
+    num[1] = (char)('0' + t % 10);
+    num[2] = '\0';
+    put_str(out, &n, cap, t >= 10 ? num : num + 1);
+    put_str(out, &n, cap, " LUN ");
+    num[0] = (char)('0' + l / 10 % 10);
+    num[1] = (char)('0' + l % 10);
+    put_str(out, &n, cap, l >= 10 ? num : num + 1);
     out[n] = '\0';
 }
 
@@ -420,8 +403,8 @@ static void init(uint32_t rom_lin)
                     continue;
                 }
                 geometry(d);
-                name_disk((char *)bios_shared + SH_NAMES + bios_ndisks * SH_NAME_LEN,
-                          c.u.dev.inquiry, t, 0);
+                name_disk((char *)bios_shared + SH_NAMES + bios_ndisks * SH_NAME_LEN, &c.u.dev,
+                          t, 0);
                 fw_printf("pcam bios: disk %u: %s, %u MiB\n", bios_ndisks,
                           (char *)bios_shared + SH_NAMES + bios_ndisks * SH_NAME_LEN,
                           (unsigned)(d->blocks >> 11));

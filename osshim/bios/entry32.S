@@ -31,3 +31,5 @@ payload_entry:
     popl %ebx
     movl %eax, %edx
     ljmp $0x18, $ret16
+
+    .section .note.GNU-stack, "", @progbits

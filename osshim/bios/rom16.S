@@ -337,3 +337,5 @@ real16:
     .balign 512, 0
     .globl rom16_end
 rom16_end:
+
+    .section .note.GNU-stack, "", @progbits

@@ -377,3 +377,5 @@ wpattern:
 params:
     .space 32
     .org 16 * 512
+
+    .section .note.GNU-stack, "", @progbits
