@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # One SeaBIOS boot of pcam's legacy option ROM (osshim/bios), QEMU's own
 # bios-256k.bin, no kernel: label bios, a few seconds each.
-# usage: run.sh SRC OUT CASE
+# usage: run.sh SRC OUT CASE [pcamscsi.efi]
 #   lsi, esp    the chip's ROM and a sparse 3 TiB disk at ID 3 whose MBR is
 #               tests/bios/eddtest.S; check_eddtest.py judges the boot
+#   combined-lsi, combined-esp  the same with the card's whole ROM: the
+#               legacy image, then pcamscsi.efi compressed (osshim/uefi/
+#               mkoprom.py --legacy --compress), the ROM OVMF boots too
 #   seabios     the control: the same disk on the LSI with no pcam ROM, so
 #               SeaBIOS's own lsi driver serves INT 13h; the checks must
 #               fail (pcam's function FEh, counters, BCV), or they prove nothing
@@ -19,17 +22,30 @@
 # SeaBIOS 1.16 skips the PCI ROM of a device one of its own drivers has
 # claimed (pci->have_driver, set by its lsi and esp drivers), so a
 # romfile= ROM on these two chips is never run. docs/bios.md says more.
+# SeaBIOS copies a genroms/ file whole into the option-ROM area before it
+# runs it; QEMU's kvmvapic.bin is turned off (apic vapic=off, a KVM aid
+# that does nothing under TCG) so that the 160 KiB combined ROM fits.
 # Each QEMU run holds /tmp/pcam-vm.lock.
 set -eu
-src=$1 out=$2 case=$3
+src=$1 out=$2 case=$3 efi=${4:-}
 mkdir -p "$out"
 log=$out/serial.log dbg=$out/debugcon.log img=$out/disk.img
 chip=lsi53c895a dev=lsi53c895a
-case $case in esp|badread) chip=am53c974 dev=am53c974 ;; esac
+case $case in esp|combined-esp|badread) chip=am53c974 dev=am53c974 ;; esac
 rom=$out/rom-$chip/pcam-bios.rom
 flock "$out/build.lock" nice -n 10 make -s -f "$src/osshim/bios/Makefile" OUT="$out/rom-$chip" \
   CHIP=$chip >"$out/build.log" 2>&1 || { cat "$out/build.log"; echo "FAIL: ROM build"; exit 1; }
 tail -n 1 "$out/build.log"
+case $case in combined-*)
+  ids="--vendor 0x1000 --device 0x0012"
+  [ $chip = am53c974 ] && ids="--vendor 0x1022 --device 0x2020"
+  [ -f "$efi" ] || { echo "FAIL: no pcamscsi.efi ($efi)"; exit 1; }
+  # shellcheck disable=SC2086
+  python3 "$src/osshim/uefi/mkoprom.py" --compress $ids --legacy "$rom" "$efi" "$out/combined.rom" ||
+    { echo "FAIL: mkoprom.py --legacy"; exit 1; }
+  echo "combined ROM: $(wc -c <"$out/combined.rom") bytes (legacy $(wc -c <"$rom"))"
+  rom=$out/combined.rom ;;
+esac
 
 # eddtest: its own boot program, at LBA 0..15.
 gcc -m32 -c "$src/tests/bios/eddtest.S" -o "$out/eddtest.o"
@@ -56,7 +72,7 @@ EOF
 romarg="-option-rom $rom,bootindex=0"
 drive="file=$img,format=raw"
 case $case in
-  lsi|esp) ;;
+  lsi|esp|combined-*) ;;
   seabios) romarg="" ;;
   badrom)
     cp "$rom" "$out/bad.rom"
@@ -71,7 +87,7 @@ rm -f "$log" "$dbg"
 set +e
 # shellcheck disable=SC2086
 flock /tmp/pcam-vm.lock timeout 120 qemu-system-x86_64 -accel tcg -m 256 -display none -no-reboot \
-  -nodefaults -device $dev,id=scsi0 -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=3 \
+  -nodefaults -global apic-common.vapic=off -device $dev,id=scsi0 -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=3 \
   -drive if=none,id=d0,$drive,rerror=report,werror=report $romarg \
   -chardev file,id=dbg,path="$dbg" -device isa-debugcon,iobase=0x402,chardev=dbg \
   -serial file:"$log" -device isa-debug-exit,iobase=0xf4 -boot strict=off,reboot-timeout=1000 \
@@ -82,7 +98,7 @@ sed "s/^/[$case] /" "$log"
 fail() { echo "FAIL: bios $case: $*"; exit 1; }
 [ $rc -ne 124 ] || fail "QEMU was killed after 120 s (a hang)"
 case $case in
-  lsi|esp)
+  lsi|esp|combined-*)
     # isa-debug-exit: status (0 << 1) | 1
     [ $rc -eq 1 ] || fail "QEMU exit status $rc (eddtest did not reach its end)"
     python3 "$src/tests/bios/check_eddtest.py" "$log" "$dbg" "$img" || fail "checks failed"
