@@ -20,6 +20,7 @@ static inline void *bios_ptr(uint32_t linear)
 /* One disk a BCV offers: a direct-access LUN with 512-byte blocks. */
 typedef struct bios_disk {
     uint8_t target, lun;
+    uint8_t index;              /* its BCV (and PnP header) */
     uint64_t blocks;
     uint32_t cyls, heads, spt;  /* the CHS geometry INT 13h 02h/08h use */
 } bios_disk;

@@ -397,6 +397,7 @@ static void init(uint32_t rom_lin)
                 uint32_t blen = 0;
                 d->target = t;
                 d->lun = 0;
+                d->index = (uint8_t)bios_ndisks;
                 d->blocks = capacity(t, 0, &blen);
                 if (blen != 512 || d->blocks == 0) {
                     fw_printf("pcam bios: ID %u: %u-byte blocks, not offered\n", t, (unsigned)blen);
