@@ -22,7 +22,9 @@
 #           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
 #   bios    osshim/bios's legacy option ROM and its SeaBIOS boots: the -m32
-#           toolchain, QEMU with its SeaBIOS (bios-256k.bin), python3
+#           toolchain, QEMU with its SeaBIOS (bios-256k.bin), python3; SYSLINUX,
+#           mtools, dosfstools and sfdisk for the Linux boot's MBR disk (its kernel
+#           and initramfs come from the linux area)
 #   firmware the bare-metal boots (examples/firmware): QEMU's RISC-V, Arm and
 #           MIPS boards, the RISC-V and Arm gcc cross compilers, clang and
 #           ld.lld for the big-endian MIPS build
@@ -36,7 +38,7 @@ linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
 freebsd="clang-19 lld-19 llvm-19"
 tools="afl++ llvm gnuplot"
-bios="gcc-multilib qemu-system-x86 seabios python3"
+bios="gcc-multilib qemu-system-x86 seabios python3 syslinux syslinux-common mtools dosfstools fdisk"
 firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
 case "$what" in
   test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $firmware $bios" ;;

@@ -91,6 +91,10 @@ static uint8_t rw(const bios_disk *d, int op, uint64_t lba, uint32_t count, uint
                       : pcam_cdb_verify(cdb, sizeof cdb, big ? 16 : 10, lba, count, 0);
     if (n < 0)
         return AH_BAD_CMD;
+#ifdef BIOS_TRACE
+    fw_printf("pcam bios: op %d lba %u count %u buf 0x%x\n", op, (unsigned)lba, (unsigned)count,
+              (unsigned)buf);
+#endif
     uint32_t st = bios_scsi(d->target, d->lun, cdb, (uint8_t)n,
                             op == 2 ? PCAM_DIR_NONE : op == 1 ? PCAM_DIR_OUT : PCAM_DIR_IN,
                             op == 2 ? NULL : bios_ptr(buf), op == 2 ? 0 : count * 512u, sense,
