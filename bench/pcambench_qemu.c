@@ -26,7 +26,7 @@
 
 #include "pcambench.h"
 
-#if !defined(PCAMBENCH_HAVE_QEMU) && !defined(PCAMBENCH_HAVE_QEMU_SYM)
+#if !defined(PCAMBENCH_HAVE_QEMU) && !defined(PCAMBENCH_HAVE_QEMU_SYM) && !defined(PCAMBENCH_HAVE_QEMU_MPT)
 int pcambench_qemu_main(int argc, char **argv, const char *name)
 {
     (void)argc;
@@ -41,6 +41,9 @@ int pcambench_qemu_main(int argc, char **argv, const char *name)
 #endif
 #ifdef PCAMBENCH_HAVE_QEMU_SYM
 #include "pcam_qemu_sym.h"
+#endif
+#ifdef PCAMBENCH_HAVE_QEMU_MPT
+#include "pcam_qemu_mpt.h"
 #endif
 
 #define MAXD 16
@@ -83,6 +86,16 @@ static void sym_regs(void *sc, qb_regs *r)
     r->dma_runs = UINT64_MAX;
 }
 #endif
+#ifdef PCAMBENCH_HAVE_QEMU_MPT
+static void mpt_regs(void *sc, qb_regs *r)
+{
+    pcam_mpt_stats s;
+    pcam_mpt_get_stats(sc, &s);
+    r->reads = s.reg_reads;
+    r->writes = s.reg_writes;
+    r->dma_runs = UINT64_MAX;
+}
+#endif
 
 static const qb_chip chips[] = {
 #ifdef PCAMBENCH_HAVE_QEMU
@@ -93,6 +106,10 @@ static const qb_chip chips[] = {
 #ifdef PCAMBENCH_HAVE_QEMU_SYM
     {"lsi53c895a", "qemu-lsi53c895a", "hal/sym", &pcam_qemu_chip_lsi53c895a, {1, 4, 16}, true,
      "lsi_execute_script", sym_regs},
+#endif
+#ifdef PCAMBENCH_HAVE_QEMU_MPT
+    /* The IOC runs whole commands: no SCRIPTS to count. */
+    {"mptsas1068", "qemu-mptsas1068", "hal/mpt", &pcam_qemu_chip_mptsas1068, {1, 4, 16}, true, NULL, mpt_regs},
 #endif
 };
 #define NCHIPS (sizeof chips / sizeof chips[0])

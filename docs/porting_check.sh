@@ -17,7 +17,7 @@ src=$1 work=$2 cc=$3
 guide=$src/docs/porting.md
 fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$work"; mkdir -p "$work/tree"
-tar -C "$src" --exclude=./build --exclude=./.git -cf - . | tar -C "$work/tree" -xf -
+tar -C "$src" --exclude=./build --exclude='./build-*' --exclude=./.git -cf - . | tar -C "$work/tree" -xf -
 tree=$work/tree
 
 # The guide's block: the indented lines starting at the copy, up to the

@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../core/common/common.h"
 
 #define NSLOT 16
 #define MAXHELD 8

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../core/nego/nego.h"
 #include "pcam/pcam_msg.h"
 
 #define T 5

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../core/engine/engine.h" /* the queue, and pcam_engine_tick */
 
 #define NT 8 /* narrow bus; the initiator is ID 7 */
 #define LPT 2

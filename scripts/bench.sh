@@ -22,6 +22,7 @@
 #     timing model, 4/7/15 targets, narrow and wide, Fast-10 to Fast-80,
 #     depths 8/32/64, 3 seeds, default settings; about 12 minutes.
 #     PCAM_BENCH_SWEEP=short runs the CI subset instead, =0 skips it.
+# PCAM_BENCH_SECTIONS="3 3b 4" runs only the sections named (default: all).
 # usage: scripts/bench.sh [BUILD_DIR]
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,17 +33,29 @@ if [ ! -x "$b/bench/pcambench" ]; then
   cmake --build "$b" -j "$(nproc 2>/dev/null || echo 2)" --target pcambench >/dev/null
 fi
 B="$b/bench/pcambench"
+# want SECTION: is it one of PCAM_BENCH_SECTIONS (or are they all wanted)?
+want() {
+  case " ${PCAM_BENCH_SECTIONS:-all} " in *" all "* | *" $1 "*) return 0 ;; esac
+  return 1
+}
 
+if want 1; then
 echo "== 1. sequential 32 KiB reads, 4 targets, Fast-20 wide"
 "$B" --targets 4 --depth 32 --pattern seq32k --bus fast20 --seconds 10
 echo
+fi
+if want 2; then
 echo "== 2. the starvation workload (Fast-10 narrow, mixed 4-32 KiB random reads, fast disks)"
 "$B" --targets 4 --depth 32 --pattern mixed --bus fast10 --narrow --fast-disks --seconds 60 --no-aging || true
 "$B" --targets 4 --depth 32 --pattern mixed --bus fast10 --narrow --fast-disks --seconds 60
 echo
+fi
+if want 2b; then
 echo "== 2b. a file-server mix, 8 targets, Fast-20 wide"
 "$B" --targets 8 --depth 16 --pattern fileserver --bus fast20 --seconds 10
 echo
+fi
+if want 2c; then
 echo "== 2c. QEMU's controllers over qtest: 4 KiB and 64 KiB random reads (skipped without QEMU)"
 if command -v "${PCAM_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1; then
   # One VM at a time on this machine: each run holds the VM lock.
@@ -53,11 +66,15 @@ else
   echo "  qemu-system-x86_64 not installed: apt-get install qemu-system-x86"
 fi
 echo
-echo "== 3. core/ instructions per 4 KiB random read (callgrind)"
-if ! command -v valgrind >/dev/null 2>&1; then
+fi
+if ! command -v valgrind >/dev/null 2>&1 && { want 3 || want 3b; }; then
   echo "valgrind not installed: apt-get install valgrind" >&2
   exit 1
 fi
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+if want 3; then
+echo "== 3. core/ instructions per 4 KiB random read (callgrind)"
 # Collection is switched on when control enters the core through its API
 # (pcam_action, pcam_bus_intr/poll/tick/next_deadline, and the
 # pcam_bus_hal_* callbacks a command-level back-end makes) and off again
@@ -73,7 +90,6 @@ for f in pcam_action pcam_bus_intr pcam_bus_poll pcam_bus_tick pcam_bus_next_dea
          op_attach op_start op_abort op_reset_dev; do
   toggles="$toggles --toggle-collect=$f"
 done
-out=$(mktemp)
 # Both of hal/sim's levels: the phase-level chip the core drives phase by
 # phase, and the command-level (mailbox) adapter that runs the phases and
 # calls the core's decision entry points (PCAM_SIM_LEVEL, tests/support/simrig.c).
@@ -108,8 +124,10 @@ for level in phase cmd; do
           printf ")\n" }'
   done
 done
-
 echo
+fi
+
+if want 3b; then
 echo "== 3b. the back-ends' own instructions per command (callgrind self cost of the"
 echo "   functions defined in each back-end's folder; register accesses and the"
 echo "   simulator or qtest behind them not counted), warm-up included, and the"
@@ -142,9 +160,10 @@ if command -v "${PCAM_QEMU:-qemu-system-x86_64}" >/dev/null 2>&1; then
 else
   echo "  QEMU back-ends skipped: qemu-system-x86_64 not installed"
 fi
-rm -f "$out"
-
 echo
+fi
+
+if want 4; then
 echo "== 4. what aging costs: the same workload with aging off and on (60 s simulated each)"
 echo "   (no one starves in the last two; the first three are the starvation workloads)"
 printf '  %-74s %8s %8s %6s %5s %8s %7s %6s\n' workload "IOPS off" "IOPS on" ratio share "worst on" ORDERED starve
@@ -167,8 +186,10 @@ for w in "--targets 4 --depth 32 --pattern mixed --bus fast10 --narrow --fast-di
     END { printf "  %-74s %8s %8s %6.3f %5s %7.2fs %7d %6d\n", w, iops[0], iops[1],
                  iops[1] / iops[0], share[1], worst[1], ord, st }'
 done
-
 echo
+fi
+
+want 5 || exit 0
 echo "== 5. the fairness sweep (pcambench --sweep; the goal and the table: docs/bench.md)"
 case ${PCAM_BENCH_SWEEP:-full} in
   0) echo "  skipped (PCAM_BENCH_SWEEP=0)" ;;

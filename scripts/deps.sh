@@ -19,8 +19,14 @@
 #   freebsd clang/lld 19 to build pcam.ko and the guest's init against
 #           ../shared/freebsd (clang 14 reaches __stack_chk_guard through
 #           the GOT, which FreeBSD 13.2's kernel linker refuses:
-#           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi
+#           osshim/freebsd/kmod_build.sh); its boots also need qemu and uefi;
+#           mandoc lints the man page pcam(4) (freebsd.manpage)
 #   tools   AFL++, llvm-cov and gnuplot for fuzzing reports and plots
+#   packages the Debian packages (debian/, tests/packages): debhelper and
+#           dh-dkms to build them, lintian to check them, DKMS to build
+#           pcam-dkms's module, abigail-tools for the ABI check (tests/abi);
+#           building them also needs uefi's gnu-efi, win32's mingw compilers
+#           and linux's kernel headers
 #   bios    osshim/bios's legacy option ROM and its SeaBIOS boots: the -m32
 #           toolchain, QEMU with its SeaBIOS (bios-256k.bin), python3; SYSLINUX,
 #           mtools, dosfstools and sfdisk for the Linux boot's MBR disk (its kernel
@@ -36,15 +42,16 @@ qemu="qemu-system-x86 qemu-user"
 uefi="ovmf gnu-efi mtools dosfstools systemd-boot-efi fdisk"
 linux="linux-headers-amd64 busybox-static cpio kmod xz-utils e2fsprogs sg3-utils lsscsi fio"
 win32="gcc-mingw-w64-i686 gcc-mingw-w64-x86-64 wine wine64 wine32"
-freebsd="clang-19 lld-19 llvm-19"
+freebsd="clang-19 lld-19 llvm-19 mandoc"
 tools="afl++ llvm gnuplot"
+packages="debhelper dh-dkms dkms lintian abigail-tools dpkg-dev python3"
 bios="gcc-multilib qemu-system-x86 seabios python3 syslinux syslinux-common mtools dosfstools fdisk"
 firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
 case "$what" in
-  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $firmware $bios" ;;
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $packages $firmware $bios" ;;
   demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
-  check|qemu|uefi|linux|win32|freebsd|tools|firmware|bios) eval "pkgs=\"\$base \$$what\"" ;;
-  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|firmware|bios]" >&2; exit 2 ;;
+  check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|bios) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|bios]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

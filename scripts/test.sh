@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 # The VM-backed labels: run in their own stage only, never twice.
-vm='^(uefi|linux|win32|firmware|freebsd-vm|bios)$'
+vm='^(uefi|linux|packages|win32|firmware|freebsd-vm|bios)$'
 
 stage_name="" stage_start=0 suite_start=$(date +%s) times=""
 end_stage() {
@@ -51,9 +51,10 @@ skips build/default
 
 stage vm "whole-system boots (OVMF, SeaBIOS, the Linux guest, FreeBSD, firmware boards, Wine): each once"
 # Each VM test boots its own guest; they run here only, not again under the
-# sanitizer builds. The OVMF and Linux boots take one core each in turn
-# (RESOURCE_LOCK pcam_vm_alone: tests/linux says why), the Wine tests run
-# beside them. No test collected is a failure, as in every stage.
+# sanitizer builds. The Debian packages are built here too (label
+# packages): linux.boot boots the module DKMS built from them. The OVMF and
+# Linux boots take one core each in turn (RESOURCE_LOCK pcam_vm_alone:
+# tests/linux says why), the Wine tests run beside them. No test collected is a failure, as in every stage.
 ctest --preset default -L "$vm" -j 2
 skips build/default
 

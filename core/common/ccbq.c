@@ -4,7 +4,7 @@
  * (priv.next / priv.prev) so queueing never allocates; a CCB is on at most
  * one queue at a time, which is why removal clears its links.
  */
-#include "pcam_core.h"
+#include "common.h"
 
 void pcam_ccbq_push_head(pcam_ccb_queue *q, pcam_ccb *ccb)
 {

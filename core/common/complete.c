@@ -5,7 +5,7 @@
  * (pcam_core_run_completions), so no callback ever sees the engine
  * half-way through a step. Nothing here decides a status.
  */
-#include "pcam_core.h"
+#include "common.h"
 
 void pcam_core_complete(pcam_bus *bus, pcam_ccb *ccb, uint32_t status)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* Event ring, async registration and delivery, logging and per-bus counters access. */
-#include "pcam_core.h"
+#include "common.h"
 
 void pcam_core_event(pcam_bus *bus, uint16_t code, uint8_t target, uint8_t lun, uint32_t arg)
 {

@@ -290,7 +290,7 @@ static void dec_adapter_sense(pcam_bus *bus, pcam_ccb *c, const pcam_hal_cmd_res
         c->u.io.sense_resid = (uint8_t)(c->u.io.sense_len - n);
         c->status = PCAM_AUTOSNS_VALID;
     }
-    pcam_retry_action a = pcam_retry_decide(bus, c, &delay);
+    pcam_retry_action a = pcam_eng_decide(bus, c, &delay);
     pcam_eng_apply(bus, c, a, delay);
 }
 

@@ -156,7 +156,7 @@ void pcam_eng_sense_failed(pcam_bus *bus, pcam_ccb *c)
     c->priv.flags &= (uint8_t)~(PCAM_CF_SENSE | PCAM_CF_BUS_SENSE);
     c->u.io.scsi_status = c->priv.orig_status;
     c->status = 0;
-    apply_decision(bus, c, pcam_retry_decide(bus, c, &delay), delay);
+    apply_decision(bus, c, pcam_eng_decide(bus, c, &delay), delay);
 }
 
 void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
@@ -211,7 +211,7 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
             c->status = 0;
         }
         c->priv.data_ptr = c->priv.saved_ptr = (uint32_t)(c->u.io.data_len - c->u.io.resid);
-        a = pcam_retry_decide(bus, c, &delay);
+        a = pcam_eng_decide(bus, c, &delay);
         if ((c->priv.flags & PCAM_CF_BUS_SENSE) != 0) {
             /* The caller gave no buffer: recovery saw the sense, the caller gets none. */
             c->status &= ~PCAM_AUTOSNS_VALID;
@@ -234,7 +234,7 @@ void pcam_eng_finish_io(pcam_bus *bus, pcam_ccb *c)
         return;
     }
     c->status = 0;
-    a = pcam_retry_decide(bus, c, &delay);
+    a = pcam_eng_decide(bus, c, &delay);
     apply_decision(bus, c, a, delay);
 }
 
@@ -334,10 +334,7 @@ void pcam_eng_lost_select(pcam_bus *bus)
     }
     if (c == NULL)
         return;
-    if ((c->priv.flags & PCAM_CF_NEGO) != 0) {
-        c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
-        pcam_nego_cancel(bus, c->target);
-    }
+    pcam_eng_nego_unsent(bus, c);
     if (kind == SK_ABORT) {
         pcam_eng_request_abort(bus, c);
         return;

@@ -147,7 +147,7 @@ static void start_mgmt(pcam_bus *bus, pcam_ccb *ccb)
 #endif
 static ENG_NOINLINE void kick_loop(pcam_bus *bus);
 
-/* pcam_engine_kick (pcam_core.h) tests ES_IDLE and RS_NONE as 0. */
+/* pcam_engine_kick (engine.h) tests ES_IDLE and RS_NONE as 0. */
 typedef char pcam_eng_idle_is_0[(ES_IDLE == 0 && RS_NONE == 0) ? 1 : -1];
 
 void pcam_engine_kick_slow(pcam_bus *bus)
@@ -611,11 +611,8 @@ static ENG_NOINLINE void on_select_done(pcam_bus *bus, const pcam_hal_event *ev)
     note_select_msgs(bus, ev);
     if (c != NULL && bus->eng.sel_kind == SK_IO) {
         c->priv.cdb_sent = (uint8_t)ev->count2;
-        if ((c->priv.flags & PCAM_CF_NEGO) != 0 && ev->count < bus->eng.msg_end) {
-            /* The negotiation message never left: it is not in flight after all. */
-            c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
-            pcam_nego_cancel(bus, c->target);
-        }
+        if (ev->count < bus->eng.msg_end)
+            pcam_eng_nego_unsent(bus, c); /* the negotiation message never left */
     }
     if (fast_disconnect(bus, ev))
         return;
@@ -644,10 +641,7 @@ static ENG_NOINLINE void on_sel_timeout(pcam_bus *bus)
     }
     if (c == NULL)
         return;
-    if ((c->priv.flags & PCAM_CF_NEGO) != 0) {
-        c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
-        pcam_nego_cancel(bus, c->target);
-    }
+    pcam_eng_nego_unsent(bus, c);
     if ((c->priv.flags & PCAM_CF_SENSE) != 0) {
         pcam_eng_sense_failed(bus, c);
         return;

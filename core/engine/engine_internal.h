@@ -5,7 +5,10 @@
 #ifndef PCAM_ENGINE_INTERNAL_H
 #define PCAM_ENGINE_INTERNAL_H
 
-#include "pcam_core.h"
+#include "engine.h"
+#include "../retry/retry.h"
+#include "../queue/queue.h"
+#include "../nego/nego.h"
 #include "pcam/pcam_msg.h"
 
 /* bus->eng.state */
@@ -22,7 +25,7 @@ enum { XK_DATA = 0, XK_SENSE, XK_COMMAND, XK_STATUS, XK_BUCKET };
 enum {
     EGF_AWAIT_TAG = 1u << 0,   /* reselected, nexus known once the tag message arrives */
     EGF_HAL_FULL = PCAM_ENG_HAL_FULL, /* decide.c: the back-end refused a command for want of
-                                         room (engine_inline.h reads it as PCAM_ENG_HAL_FULL) */
+                                         room (engine.h reads it as PCAM_ENG_HAL_FULL)  */
     EGF_ANSWERED_SDTR = 1u << 2, /* this connection: we answered the target's own SDTR, */
     EGF_ANSWERED_WDTR = 1u << 3, /* ... its WDTR, */
     EGF_ANSWERED_PPR = 1u << 4,  /* ... its PPR (one answer per kind per connection) */
@@ -85,6 +88,28 @@ void pcam_eng_lost_select(pcam_bus *bus);
 /* Carry out a recovery decision for a finished command (complete, retry,
  * requeue after a delay, QUEUE FULL). */
 void pcam_eng_apply(pcam_bus *bus, pcam_ccb *c, pcam_retry_action a, uint32_t delay_ms);
+/* The sense bytes autosense fetched for `ccb`: its own buffer, or the bus's
+ * when the caller gave none (recovery still needs to see a UNIT ATTENTION). */
+static inline const uint8_t *pcam_core_sense(const pcam_bus *bus, const pcam_ccb *ccb, uint32_t *len)
+{
+    if ((ccb->priv.flags & PCAM_CF_BUS_SENSE) != 0) {
+        *len = bus->eng.sense_got;
+        return bus->eng.sense_buf;
+    }
+    *len = (uint32_t)ccb->u.io.sense_len - ccb->u.io.sense_resid;
+    return ccb->u.io.sense;
+}
+/* The retry policy's decision on `c`, handed the sense bytes wherever
+ * autosense put them (core/retry cannot see the engine's buffer); only a
+ * command with valid autosense has any, and the policy reads them only then. */
+static inline pcam_retry_action pcam_eng_decide(pcam_bus *bus, pcam_ccb *c, uint32_t *delay_ms)
+{
+    uint32_t n = 0;
+    const uint8_t *sense = NULL;
+    if ((c->status & PCAM_AUTOSNS_VALID) != 0)
+        sense = pcam_core_sense(bus, c, &n);
+    return pcam_retry_decide(bus, c, sense, n, delay_ms);
+}
 
 /* msgin.c */
 void pcam_eng_msg_byte(pcam_bus *bus, const pcam_hal_event *ev);
@@ -126,6 +151,16 @@ static inline void pcam_eng_reset_io_state(pcam_ccb *ccb)
     ccb->status = PCAM_REQ_INPROG;
 }
 
+/* The negotiation message `c` carried on its selection never reached the
+ * target (lost arbitration, selection timeout, left MESSAGE OUT early):
+ * not in flight after all, still wanted. */
+static inline void pcam_eng_nego_unsent(pcam_bus *bus, pcam_ccb *c)
+{
+    if ((c->priv.flags & PCAM_CF_NEGO) != 0) {
+        c->priv.flags &= (uint8_t)~PCAM_CF_NEGO;
+        pcam_nego_cancel(bus, c->target);
+    }
+}
 /* The bus is free of us: no connection, no action, nothing half-said. */
 static inline void pcam_eng_connected_idle(pcam_bus *bus)
 {

@@ -343,20 +343,12 @@ void pcam_eng_bus_reset_seen(pcam_bus *bus)
     uint32_t settle_ms = bus->cfg.reset_settle_ms;
 
     pcam_core_event(bus, PCAM_EV_BUS_RESET, 0xFF, 0xFF, bus->eng.state == ES_RESETTING);
-    /* Whatever was on the bus is gone. */
-    bus->eng.state = ES_IDLE;
-    bus->eng.action = ACT_NONE;
+    /* Whatever was on the bus is gone; a management CCB on it goes back. */
     if (bus->eng.mgmt_ccb != NULL) {
         bus->eng.mgmt_ccb->priv.state = PCAM_CS_MGMT;
         pcam_ccbq_push_head(&bus->eng.mgmt, bus->eng.mgmt_ccb);
     }
-    bus->eng.nexus = NULL;
-    bus->eng.mgmt_ccb = NULL;
-    bus->eng.conn_target = 0xFF;
-    bus->eng.expect_free = EF_NONE;
-    bus->eng.engine_flags = 0;
-    bus->eng.msgin_len = 0;
-    bus->eng.msgout_len = 0;
+    pcam_eng_connected_idle(bus);
     take_down_all(bus, 0xFF, 0xFF,
                   (uint16_t)(PCAM_RCV_BUS_RESET | (bus->lad.step == RS_CHIP_RESET ? PCAM_RCV_CHIP_RESET : 0)));
     bus->lad.abort_head = NULL;

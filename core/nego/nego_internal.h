@@ -14,7 +14,7 @@
 #ifndef PCAM_NEGO_INTERNAL_H
 #define PCAM_NEGO_INTERNAL_H
 
-#include "pcam_core.h"
+#include "nego.h"
 #include "pcam/pcam_msg.h"
 
 /* pcam_nego.state: which message of ours awaits the target's answer. */

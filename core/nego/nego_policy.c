@@ -219,7 +219,7 @@ void pcam_nego_fall_back(pcam_bus *bus, uint8_t target, uint8_t ns)
     pcam_nego_apply(bus, target, &next, true);
 }
 
-/* ---- the pcam_core.h interface ---- */
+/* ---- the nego.h interface ---- */
 
 /* New (clamped) user limits: the goal follows, and a negotiation is due
  * when it differs from what is in force. */

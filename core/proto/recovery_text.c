@@ -7,7 +7,8 @@
  * never calls it, so like the other formatters it is compiled only with
  * PCAM_CFG_TEXT.
  */
-#include "pcam_core.h"
+#include "pcam/pcam.h"
+#include "pcam_util.h"
 
 #if PCAM_CFG_TEXT
 

@@ -14,7 +14,7 @@
 #ifndef PCAM_QUEUE_INT_H
 #define PCAM_QUEUE_INT_H
 
-#include "pcam_core.h"
+#include "queue.h"
 
 /* SPI arbitration: ID 7 wins over 6 ... 0, which win over 15 ... 8. The
  * rank is larger for the ID that wins. */

@@ -7,7 +7,8 @@
  * (ending.c), and the timeout escalation ladder is core/engine/ladder.c,
  * with the engine, which owns the bus actions it needs.
  */
-#include "pcam_core.h"
+#include "retry.h"
+#include "../nego/nego.h"
 #include "pcam/pcam_sense.h"
 
 /* SCSI status codes (SAM). */
@@ -38,13 +39,11 @@ static pcam_retry_action retry(pcam_bus *bus, pcam_ccb *ccb)
 
 /* `l` is the command's LUN slot (NULL if it has none). */
 static pcam_retry_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun *l,
-                                         uint32_t *delay_ms)
+                                         const uint8_t *sense, uint32_t got, uint32_t *delay_ms)
 {
     uint32_t base = PCAM_SCSI_STATUS_ERROR;
     pcam_sense s;
     const pcam_scsiio *io = &ccb->u.io;
-    uint32_t got = 0;
-    const uint8_t *sense = pcam_core_sense(bus, ccb, &got);
 
     PCAM_COUNT(bus->targets[ccb->target], check_conditions);
     if ((ccb->status & PCAM_AUTOSNS_VALID) == 0) {
@@ -139,7 +138,8 @@ static pcam_retry_action check_condition(pcam_bus *bus, pcam_ccb *ccb, pcam_lun 
     }
 }
 
-pcam_retry_action pcam_retry_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *delay_ms)
+pcam_retry_action pcam_retry_decide(pcam_bus *bus, pcam_ccb *ccb, const uint8_t *sense,
+                                    uint32_t sense_len, uint32_t *delay_ms)
 {
     pcam_target *tgt = &bus->targets[ccb->target];
     pcam_lun *l = pcam_core_lun(bus, ccb->target, ccb->lun);
@@ -154,7 +154,7 @@ pcam_retry_action pcam_retry_decide(pcam_bus *bus, pcam_ccb *ccb, uint32_t *dela
         ccb->status = PCAM_REQ_CMP;
         return PCAM_RA_COMPLETE;
     case ST_CHECK:
-        return check_condition(bus, ccb, l, delay_ms);
+        return check_condition(bus, ccb, l, sense, sense_len, delay_ms);
     case ST_BUSY:
         PCAM_COUNT(*tgt, busy);
         ccb->status = PCAM_SCSI_STATUS_ERROR;

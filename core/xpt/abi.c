@@ -10,7 +10,7 @@
  * Compiled in every configuration (it guards the minimal one most of all),
  * so it uses only the text builder's always-present part.
  */
-#include "pcam_core.h"
+#include "xpt.h"
 
 static const pcam_abi library_abi = PCAM_ABI_INITIALIZER;
 

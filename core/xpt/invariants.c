@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /* The invariant check tests and fuzzers call after every step (compiled only
  * with PCAM_CFG_INVARIANTS). It reads every concern's state and writes none. */
-#include "pcam_core.h"
+#include "xpt.h"
 
 #if PCAM_CFG_INVARIANTS
 /* Is `c` the last CCB of the sense list (the one member whose link2 is NULL)? */

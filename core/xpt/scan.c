@@ -8,7 +8,7 @@
  * (depth, recovery, timeouts) a normal command does. One scan at a time;
  * later requests wait their turn.
  */
-#include "pcam_core.h"
+#include "xpt.h"
 #include "pcam/pcam_cdb.h"
 #include "pcam/pcam_inquiry.h"
 #include "pcam/pcam_sense.h"

@@ -5,7 +5,8 @@
  * the outermost entry point. The top layer: it calls every concern, and no
  * concern calls it.
  */
-#include "pcam_core.h"
+#include "xpt.h"
+#include "../nego/nego.h"
 #include "pcam/pcam_cdb.h"
 
 void pcam_bus_config_defaults(pcam_bus_config *cfg)

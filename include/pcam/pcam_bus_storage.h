@@ -37,7 +37,7 @@ typedef struct pcam_ccb_queue {
 } pcam_ccb_queue;
 
 /** A LUN's queue: what waits, what runs, when it may issue (private; written
- *  only by core/queue, the other folders through core/queue/queue_inline.h). */
+ *  only by core/queue, the other folders through core/queue/queue.h). */
 typedef struct pcam_lun_q {
     pcam_ccb_queue pending;   /**< Submitted, not yet issued. */
     pcam_ccb_queue active;    /**< Issued: connected or disconnected. */
@@ -54,7 +54,7 @@ typedef struct pcam_lun_q {
 } pcam_lun_q;
 
 /** What is known of the device behind a LUN (private; written only by
- *  core/common, the other folders through core/common/common_inline.h). */
+ *  core/common, the other folders through core/common/common.h). */
 typedef struct pcam_lun_dev {
     uint8_t flags;            /**< PCAM_LUNF_* (present, tagged, reset UA expected). */
     uint8_t qualifier;        /**< From INQUIRY. */
@@ -89,7 +89,7 @@ typedef struct pcam_target_q {
 } pcam_target_q;
 
 /** What is known of a target (private; written only by core/common, the
- *  other folders through core/common/common_inline.h). */
+ *  other folders through core/common/common.h). */
 typedef struct pcam_target_dev {
     uint8_t flags;           /**< PCAM_TGTF_* (present, tags rejected...). */
 } pcam_target_dev;
@@ -114,9 +114,9 @@ typedef struct pcam_async_slot {
 
 /*
  * The bus is split by concern: each sub-struct below is written only by the
- * core/ folder named on it (docs/design.md, "Who owns what"; the
+ * core/ folder named on it (docs/design.md, "Layers inside the core"; the
  * unit.layering test checks it), and other folders read it only through
- * the accessors of core/include/pcam_core.h.
+ * the accessors in the owning folder's header (core/queue/queue.h, ...).
  */
 
 /** Phase-level engine state: the connection, the messages and transfers on the

@@ -79,6 +79,9 @@ static void finish(pcam_fbsd_req *r, uint32_t pstatus)
 
     if ((pstatus & PCAM_AUTOSNS_VALID) != 0 && h->func_code == PCAM_FBSD_XPT_SCSI_IO)
         st |= PCAM_FBSD_CAM_AUTOSNS_VALID;
+    if (s->ops.refused != NULL && h->func_code != PCAM_FBSD_XPT_ABORT &&
+        (st == PCAM_FBSD_CAM_REQ_INVALID || st == PCAM_FBSD_CAM_PATH_INVALID || st == PCAM_FBSD_CAM_REQ_TOO_BIG))
+        s->ops.refused(s->ctx, r, st);
     if (dev_queued(h->func_code) && (st & PCAM_FBSD_CAM_STATUS_MASK) != PCAM_FBSD_CAM_REQ_CMP &&
         (h->flags & PCAM_FBSD_CAM_DEV_QFRZDIS) == 0) {
         st |= PCAM_FBSD_CAM_DEV_QFRZN;

@@ -51,6 +51,15 @@ typedef struct pcam_fbsd_ops {
      * wildcards.
      */
     void (*async)(void *ctx, uint32_t code, uint32_t target, uint32_t lun, const pcam_fbsd_cts *cts);
+    /**
+     * Optional (NULL: not called). @p r is refused as a request CAM never
+     * sends in normal operation: it completes, just after this call, with
+     * @p cam_status CAM_REQ_INVALID, CAM_PATH_INVALID or CAM_REQ_TOO_BIG
+     * (as the translator or the core decided) without reaching a target.
+     * XPT_ABORT is not reported: an abort that finds nothing is an
+     * ordinary race. For the caller's console line.
+     */
+    void (*refused)(void *ctx, const pcam_fbsd_req *r, uint32_t cam_status);
 } pcam_fbsd_ops;
 
 /** Identity fields path inquiry reports that the core does not know. */

@@ -86,6 +86,8 @@ struct pcam_fbsd_softc {
     int nreqs;
     struct pcam_fbsd_kreq *free_reqs[PCAM_FBSD_REQS];
     int nfree;
+    struct timeval refused_last; /* ppsratecheck() state of the refused-CCB line */
+    int refused_pps;
 };
 
 /* One request: the translator's, the S/G list in our layout, and on a
@@ -488,6 +490,18 @@ static void op_async(void *ctx, uint32_t code, uint32_t target, uint32_t lun, co
     xpt_free_path(path);
 }
 
+/* A CCB CAM never sends in normal operation, refused before the bus: one
+ * console line each, at most 5 a second (pass(4) lets root send them). */
+static void op_refused(void *ctx, const pcam_fbsd_req *r, uint32_t cam_status)
+{
+    struct pcam_fbsd_softc *sc = ctx;
+    const union ccb *ccb = r->os;
+    if (ppsratecheck(&sc->refused_last, &sc->refused_pps, 5))
+        device_printf(sc->dev, "refused CCB: function 0x%02x target %u lun %ju, CAM status 0x%02x\n",
+                      (unsigned)ccb->ccb_h.func_code, (unsigned)ccb->ccb_h.target_id,
+                      (uintmax_t)ccb->ccb_h.target_lun, (unsigned)cam_status);
+}
+
 /* ---- the SIM's action and poll routines ---- */
 
 static void pcam_fbsd_sim_action(struct cam_sim *sim, union ccb *ccb)
@@ -607,7 +621,7 @@ static int pcam_fbsd_attach(device_t dev)
     struct pcam_fbsd_softc *sc = device_get_softc(dev);
     const char *name;
     const struct pcam_fbsd_chip *chip = pcam_fbsd_match(dev, &name);
-    static const pcam_fbsd_ops ops = {op_done, op_freeze, op_async};
+    static const pcam_fbsd_ops ops = {op_done, op_freeze, op_async, op_refused};
     size_t wins, reqs_off;
     pcam_fbsd_ident id;
     pcam_bus_config cfg;

@@ -39,6 +39,7 @@
 #include <scsi/scsi_tcq.h>
 
 #include "pcam_lx.h"
+#include "pcam/pcam_version.h"
 
 bool plx_param_tags = true;
 module_param_named(tags, plx_param_tags, bool, 0444);
@@ -904,4 +905,5 @@ static void __exit plx_exit(void)
 module_init(plx_init);
 module_exit(plx_exit);
 MODULE_LICENSE("Dual BSD/GPL");
+MODULE_VERSION(PCAM_VERSION_STRING);
 MODULE_DESCRIPTION("pcam portable SCSI core on the AMD AM53C974 (hal/esp) and the 53C8xx SCRIPTS family (hal/sym)");

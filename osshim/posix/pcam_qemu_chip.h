@@ -11,9 +11,10 @@
  * and enable its PCI function, give the back-end its state (and, when it
  * asks, a DMA area in shared guest RAM), attach it, and init the core's bus.
  * What differs per chip (device model, PCI IDs, how its back-end is
- * configured) is one ::pcam_qemu_chip entry: pcam_qemu_esp.h and
- * pcam_qemu_sym.h declare today's two. The bus owns the storage the core
- * and the back-end ask for and frees it in pcam_qemu_chipbus_close().
+ * configured) is one ::pcam_qemu_chip entry: pcam_qemu_esp.h,
+ * pcam_qemu_sym.h and pcam_qemu_mpt.h declare today's three. The bus owns
+ * the storage the core and the back-end ask for and frees it in
+ * pcam_qemu_chipbus_close().
  *
  * Errors are returned with a message, never turned into an abort: callers
  * decide whether a missing QEMU is a skip, a usage error or a failure.
@@ -44,7 +45,7 @@ typedef struct pcam_qemu_chipbus {
     pcam_qemu *q;          /**< The QEMU harness (qtest socket, guest RAM). */
     pcam_platform plat;    /**< The platform table the back-end and the core use. */
     pcam_qemu_pci_dev pci; /**< The controller's PCI function with its assigned BARs. */
-    /** The back-end's state (a pcam_esp, a pcam_sym: ::pcam_qemu_chip::sc_size bytes, owned). */
+    /** The back-end's state (a pcam_esp, a pcam_sym, a pcam_mpt: ::pcam_qemu_chip::sc_size bytes, owned). */
     void *sc;
     void *dma;             /**< The back-end's DMA area in shared guest RAM, or NULL. */
     uint64_t dma_gpa;      /**< Its guest-physical address (0: none). */

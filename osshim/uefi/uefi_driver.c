@@ -9,6 +9,7 @@
  * binds. It must never make a bus decision of its own.
  */
 #include "uefi_internal.h"
+#include "pcam/pcam_version.h"
 
 static EFI_HANDLE g_image;
 static UINTN g_started;
@@ -31,7 +32,8 @@ static EFI_DRIVER_BINDING_PROTOCOL g_binding = {
 
 /* ---- COMPONENT_NAME2 ---- */
 
-static CHAR16 g_driver_name[] = L"pcam SCSI pass-thru driver (AM53C974, 53C8xx)";
+/* The version as every other build reports it (pcam_version.h). */
+static CHAR16 g_driver_name[] = L"pcam SCSI pass-thru driver (AM53C974, 53C8xx) " PCAM_VERSION_STRING;
 
 static BOOLEAN lang_en(const CHAR8 *lang)
 {

@@ -15,6 +15,7 @@
 #include "pcam/pcam_msg.h"
 #include "pcam/pcam_sense.h"
 #include "pcam/pcam_sym.h"
+#include "pcam/pcam_mpt.h"
 
 #define SZ(t) printf("%-22s %zu\n", #t, sizeof(t))
 
@@ -29,6 +30,7 @@ int main(void)
     SZ(pcam_platform);
     SZ(pcam_esp_config);
     SZ(pcam_sym_config);
+    SZ(pcam_mpt_config);
     /* Out-parameters and codec state the library writes. */
     SZ(pcam_counters);
     SZ(pcam_event);
@@ -41,9 +43,12 @@ int main(void)
     SZ(pcam_lun_addr);
     SZ(pcam_esp_stats);
     SZ(pcam_sym_stats);
+    SZ(pcam_mpt_stats);
+    SZ(pcam_mpt_facts);
     /* The back-ends' storage (checked by size at attach all the same). */
     SZ(pcam_esp);
     SZ(pcam_sym);
+    SZ(pcam_mpt);
     printf("changes: sizeof(pcam_bus) %zu\n", sizeof(pcam_bus));
     return 0;
 }

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../../core/queue/queue.h"
 
 #define NT 8 /* narrow: the minimal storage */
 

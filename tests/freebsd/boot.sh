@@ -23,6 +23,10 @@
 # /dev/xpt0) and reads the disk again, then sends bad input through that
 # disk's pass(4) device; the host asserts the statuses it printed and, in
 # QEMU's trace, the reset's UNIT ATTENTION and the re-reads after it.
+# With pcam.ko the guest then has a read held past its CAM timeout (the
+# host throttles target 2's drive through QEMU's monitor) and disks removed
+# and added (device_del / device_add through the monitor); see the checks
+# near the end.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
 # ENODATA: 3/11/00) on reads on the AM53C974 and on writes on the LSI53C895A
 # (whose model loses the status of a failed read that disconnected,
@@ -33,12 +37,27 @@
 # With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
 # instead of pcam.ko: the same image, I/O checks and timing with sym(4), the
 # peer for the disklate table (osshim/freebsd/README.md).
-# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym]
-# env (for debugging by hand): PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
+# With MODE dump (freebsd-vm.dump.CHIP) the disks are the root and a 256 MiB
+# pattern disk at target 1; the guest makes that disk the dump device
+# (DIOCSKERNELDUMP, as dumpon(8)) and panics (debug.kdb.panic, the debugger
+# off): the kernel writes its minidump through pcam's SIM poll routine with
+# interrupts off and resets; the host finds the dump's headers and the
+# minidump on the image (imgcheck dump) and its size as the console gave it.
+# With MODE soak (freebsd-vm.soak.sym) the disks are the root and two
+# 64 MiB pattern disks at targets 1 and 2; the guest runs two workers per
+# disk (init.c soak()) for PCAM_FBSD_SOAK_S seconds (default 30) of random
+# reads and writes of self-identifying sectors, every read checked, then
+# reads back every chunk; the host requires 0 wrong sectors and 0 I/O
+# errors, that the targets saw exactly as many WRITE commands as the
+# workers issued (QEMU's trace), and that every block of both images is the
+# host pattern or that disk's soak sector for that LBA (imgcheck soak).
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump|soak]
+# env: PCAM_FBSD_SOAK_S (soak seconds); for debugging by hand:
+# PCAM_FBSD_BOOT_LIMIT (seconds, 900), PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
 # (more loader.conf lines, e.g. boot_verbose="YES")
 set -eu
-src=$1 work=$2 chip=$3 imgcheck=$4 driver=${5:-pcam}
+src=$1 work=$2 chip=$3 imgcheck=$4 driver=${5:-pcam} mode=${6:-io}
 limit=${PCAM_FBSD_BOOT_LIMIT:-900}
 qemu=${QEMU:-qemu-system-x86_64}
 code=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE.fd}
@@ -62,6 +81,14 @@ case $chip in
        fault_ev=write fault_op=fault-write ;;
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
+[ "$mode" = dump ] && disks="0:0:16 1:0:256"
+[ "$mode" = soak ] && disks="0:0:16 1:0:64 2:0:64"
+soak_s=${PCAM_FBSD_SOAK_S:-30}
+# Hot removal and addition (init.c's hotplug(), pcam.ko's I/O boots only):
+# disk index 3 (target 3, 3 TiB) goes while idle, index 2 (target 2, 40 MiB)
+# during reads, and a 32 MiB disk comes at target 5.
+hotplug=0
+[ "$mode" = io ] && [ "$driver" = pcam ] && hotplug=1
 # hba: the SIM's name on the console.
 case $driver in
   pcam) hba=pcam0 ;;
@@ -95,6 +122,11 @@ hint.da.0.at="scbus0"
 hint.da.0.target="0"
 hint.da.0.unit="0"
 vfs.root.mountfrom="msdosfs:/dev/da0"
+pcamtest.mode="$mode"
+pcamtest.soak_s="$soak_s"
+pcamtest.hotplug="$hotplug"
+kern.cam.da.default_timeout="10"
+kern.panic_reboot_wait_time="0"
 ${PCAM_FBSD_LOADER_EXTRA:-}
 EOF
 # FAT16 of 48 MiB: room for the 6 MiB kernel, and enough clusters that
@@ -124,7 +156,7 @@ for d in $disks; do
   else
     "$imgcheck" make "$work/disk$n.img" $((mb * 2048))
   fi
-  if [ "$t" -eq 2 ]; then
+  if [ "$t" -eq 2 ] && [ "$mode" = io ]; then
     # The fault: ENODATA on one block, every time (CAM retries, then EIO).
     # (iotype: without it the rule, once its event fired, fails every kind
     # of I/O on the block)
@@ -134,7 +166,7 @@ for d in $disks; do
   else
     scsi="$scsi -drive if=none,id=d$n,format=raw,file=$work/disk$n.img"
   fi
-  scsi="$scsi -device scsi-hd,drive=d$n,bus=scsi0.0,scsi-id=$t,lun=$l"
+  scsi="$scsi -device scsi-hd,drive=d$n,id=hd$n,bus=scsi0.0,scsi-id=$t,lun=$l"
   n=$((n + 1))
 done
 truncate -s 2M "$work/cd.iso"
@@ -146,7 +178,18 @@ t0=$(date +%s)
 # each sense it built, each UNIT ATTENTION a reset set and each BUS DEVICE
 # RESET message the LSI53C895A took.
 # shellcheck disable=SC2086
-"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -monitor none -no-reboot \
+# The monitor on two pipes, for the hot-plug commands (mon.in) and their
+# answers (mon.out, drained into mon.log); the hot disk's drive is there
+# from the start, its device comes with device_add.
+rm -f "$work/mon.in" "$work/mon.out"
+mkfifo "$work/mon.in" "$work/mon.out"
+cat "$work/mon.out" >"$work/mon.log" &
+catpid=$!
+"$imgcheck" make "$work/hot.img" $((32 * 2048))
+# shellcheck disable=SC2086
+"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -no-reboot \
+  -chardev pipe,id=mon,path="$work/mon" -mon chardev=mon,mode=readline \
+  -drive if=none,id=dhot,format=raw,file="$work/hot.img" \
   -drive if=pflash,format=raw,readonly=on,file="$code" \
   -drive if=pflash,format=raw,file="$work/vars.fd" \
   -drive if=none,id=boot,format=raw,file="$work/boot.img" \
@@ -154,23 +197,43 @@ t0=$(date +%s)
   -device "$dev",id=scsi0 $scsi \
   -drive if=none,id=cd,format=raw,media=cdrom,readonly=on,file="$work/cd.iso" \
   -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 \
-  -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -D "$work/trace.log" \
+  -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -trace lsi_do_msgout_abort -trace scsi_req_cancel -D "$work/trace.log" \
   -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
 qpid=$!
-trap 'kill $qpid 2>/dev/null || true' EXIT INT TERM
+trap 'kill $qpid $catpid 2>/dev/null || true' EXIT INT TERM
 result=limit
+mon() { echo "$1" >"$work/mon.in"; echo "monitor: $1"; }
+hp=0
 while kill -0 $qpid 2>/dev/null; do
-  sleep 2
+  sleep 1
+  if [ $hotplug = 1 ]; then
+    case $hp in
+      0) grep -aqE '^PCAMTEST hold da[0-9]+ ready' "$work/console.log" && { mon "block_set_io_throttle d2 200 0 0 0 0 0"; hp=1; } ;;
+      1) grep -aqE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout" "$work/console.log" &&
+           { mon "block_set_io_throttle d2 0 0 0 0 0 0"; hp=2; } ;;
+      2) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=3; } ;;
+      3) grep -aqE '^PCAMTEST hot-del-io da[0-9]+ ready' "$work/console.log" && { sleep 1; mon "device_del hd2"; hp=4; } ;;
+      4) grep -aqE '^PCAMTEST hot-add ready' "$work/console.log" &&
+           { mon "device_add scsi-hd,drive=dhot,id=hdhot,bus=scsi0.0,scsi-id=5,lun=0"; hp=5; } ;;
+    esac
+  fi
   if grep -aq 'mountroot>' "$work/console.log"; then result=mountroot; sleep 1; break; fi
-  if grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
+  if [ "$mode" = io ] && grep -aqE 'panic:|Fatal trap' "$work/console.log"; then result=panic; sleep 5; break; fi
   [ $(($(date +%s) - t0)) -lt "$limit" ] || break
 done
 kill -0 $qpid 2>/dev/null || result=poweroff
 kill $qpid 2>/dev/null || true
 wait $qpid 2>/dev/null || true
+kill $catpid 2>/dev/null || true
+wait $catpid 2>/dev/null || true
 trap - EXIT INT TERM
 secs=$(($(date +%s) - t0))
 tr -d '\r' <"$work/console.log" >"$work/console.txt"
+# The I/O checks read the console up to the hot-plug part (pre), which
+# removes disks and reuses their unit numbers; that part is checked on its own (post).
+pre=$work/console.pre post=$work/console.post
+sed '/^PCAMTEST hot-del-idle da[0-9]* ready$/q' "$work/console.txt" >"$pre"
+sed -n '/^PCAMTEST hot-del-idle da[0-9]* ready$/,$p' "$work/console.txt" >"$post"
 echo "boot ($chip): $result after $secs s; console in $work/console.txt"
 grep -aE 'pcam|^da[0-9]|^cd[0-9]|KLD|reloc|panic|Fatal|mountroot|PCAMTEST' "$work/console.txt" | head -80
 
@@ -181,64 +244,115 @@ grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/
 if [ $driver = pcam ]; then
   grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
   # Nothing from pcam but its attach line (it logs warnings and errors
-  # only) and, on the AM53C974, the refused device reset below.
+  # only), the bad CCBs the guest sends through pass(4) below (one
+  # "refused CCB" line each) and, on the AM53C974, the refused device reset.
   refused="pcam0: pcam: target went on to a command instead of acting on our abort or reset message: COMMAND"
-  grep -a '^pcam0: ' "$work/console.txt" | grep -avF "pcam0: <$desc>" | { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
+  # In the hot-plug part also the core's recovery of a read whose target
+  # vanished under it (the AM53C974 and LSI53C895A models may drop it):
+  # abort, device reset, bus reset.
+  { cat "$pre"; grep -avxE "pcam0: pcam: (abort did not finish; sending BUS DEVICE RESET|device reset did not finish; resetting the bus)" "$post" | tail -n +2; } |
+    grep -a '^pcam0: ' | grep -avF "pcam0: <$desc>" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
+    { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
     sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
+fi
+# The crash dump boot: the guest set da1 (target 1) as the dump device and
+# panicked; the kernel dumped through pcam with interrupts off (da(4)'s
+# dadump -> xpt_polled_action -> the SIM poll routine) and reset, which
+# ends QEMU (-no-reboot). The console must show the panic, minidumpsys's
+# "Dumping N out of M MB:" and "Dump complete"; the image the trailing and
+# leading headers, the minidump, N MB of it, and its other blocks untouched.
+# The sustained load (init.c soak()): each worker's counters, the WRITE
+# commands the targets saw (WRITE(6) 10, WRITE(10) 42 in QEMU's trace) equal
+# to the workers' writes, tagged queuing on both disks, and the images.
+if [ "$mode" = soak ]; then
+  grep -aqxF "PCAMTEST soak start $soak_s s" "$work/console.txt" || no "no 'PCAMTEST soak start $soak_s s'"
+  grep -aqxF "PCAMTEST soak end, workers 4" "$work/console.txt" || no "no 'PCAMTEST soak end, workers 4'"
+  grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
+  nw=$(grep -acE '^PCAMTEST soak da[12] w[01] reads [0-9]+ writes [0-9]+ sectors-in [0-9]+ sectors-out [0-9]+ wrong 0 ioerr 0$' "$work/console.txt" || true)
+  [ "$nw" -eq 4 ] || no "$nw of 4 soak workers reported 0 wrong sectors and 0 I/O errors: $(grep -a '^PCAMTEST soak da' "$work/console.txt")"
+  for u in 1 2; do
+    grep -aqxF "da$u at $hba bus 0 scbus0 target $u lun 0" "$work/console.txt" || no "da$u is not target $u"
+    [ $chip = sym ] && { grep -aqxF "da$u: Command Queueing enabled" "$work/console.txt" || no "no tagged queuing on da$u"; }
+  done
+  sum() { awk -v f="$1" '/^PCAMTEST soak da[12] w[01] reads/ { for (i = 1; i < NF; i++) if ($i == f) s += $(i + 1) } END { print s + 0 }' "$work/console.txt"; }
+  gw=$(sum writes) gr=$(sum reads) gi=$(sum sectors-in) go=$(sum sectors-out)
+  tw=$(grep -cE '^scsi_req_parsed target [12] lun 0 tag [0-9]+ command (10|42) ' "$work/trace.log" || true)
+  tr_=$(grep -cE '^scsi_req_parsed target [12] lun 0 tag [0-9]+ command (8|40) ' "$work/trace.log" || true)
+  [ "$gw" -gt 0 ] && [ "$tw" -eq "$gw" ] || no "the workers wrote $gw times, the targets saw $tw WRITE commands"
+  [ "$tr_" -ge "$gr" ] || no "the workers read $gr times, the targets saw only $tr_ READ commands"
+  for n in 1 2; do
+    "$imgcheck" soak "$work/disk$n.img" $((64 * 2048)) $n || no "disk$n.img holds a block that is neither the host pattern nor da$n's soak sector for it"
+  done
+  [ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $soak_s s of random I/O on two disks by 4 workers: $gr reads ($gi sectors, every one checked), $gw writes ($go sectors) = $tw WRITE commands at the targets, 0 wrong, $secs s"
+  exit $fail
+fi
+if [ "$mode" = dump ]; then
+  for l in "PCAMTEST dumpon da1 0" "PCAMTEST debugger_on_panic 0: 0" "PCAMTEST panic now" "panic: kdb_sysctl_panic" \
+           "Dump complete"; do
+    grep -aqxF "$l" "$work/console.txt" || no "no '$l' on the console"
+  done
+  grep -aqxF "da1 at $hba bus 0 scbus0 target 1 lun 0" "$work/console.txt" || no "no 'da1 at $hba bus 0 scbus0 target 1 lun 0'"
+  grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[0-9]+:[0-9]+\): .*(error|retry|retrying|timeout)" "$work/console.txt" &&
+    no "CAM reported errors on $hba"
+  dmb=$(sed -n 's/^Dumping \([0-9]*\) out of [0-9]* MB:.*/\1/p' "$work/console.txt" | head -n 1)
+  if [ -z "$dmb" ]; then
+    no "no 'Dumping N out of M MB:' on the console"
+  else
+    "$imgcheck" dump "$work/disk1.img" $((256 * 2048)) kdb_sysctl_panic "$dmb" || no "disk1.img holds no good $dmb MB dump"
+  fi
+  [ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: a $dmb MB kernel dump written through pcam's poll routine, $secs s"
+  exit $fail
 fi
 # No CAM error, retry or timeout on the bus but the injected one on target
 # 2 (GEOM has read every disk), and for that one CAM's decoded sense.
-grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[013-9]:[0-9]+\): .*(error|retry|retrying|timeout|status)" "$work/console.txt" &&
+grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[013-9]:[0-9]+\): .*(error|retry|retrying|timeout|status)" "$pre" &&
   no "CAM reported errors on $hba"
-grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$work/console.txt" ||
+grep -aqE "^\(da[0-9]+:$hba:0:2:0\): SCSI sense: MEDIUM ERROR asc:11,0 " "$pre" ||
   no "no MEDIUM ERROR asc:11,0 sense for target 2 on the console"
-grep -aqE "^$hba: .* (port|irq) " "$work/console.txt" || no "$hba got no port/irq from the PCI bus"
+grep -aqE "^$hba: .* (port|irq) " "$pre" || no "$hba got no port/irq from the PCI bus"
 # Each disk: the unit CAM gave it at that target and LUN, then its size.
-# A LUN above 0 on the AM53C974 is the exception QEMU 7.2 forces: CAM's
-# probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which meets
-# the UNIT ATTENTION (29/00) the model holds after a reset; pcam's REQUEST
-# SENSE to that LUN is answered 5/25/00 LOGICAL UNIT NOT SUPPORTED by the
-# model's target-command path (../shared/QEMU.md: the real sense cannot be
-# fetched that way, for any driver), and CAM drops a LUN that says so.
-# Then the host requires the trace to show exactly that sequence reaching
-# that LUN through pcam; once the model answers properly the disk attaches
-# and is checked like the others.
+# A LUN above 0 on the AM53C974 is what QEMU 7.2 makes special: at boot
+# CAM's probe sends it INQUIRY, the VPD pages and TEST UNIT READY, which
+# meets the UNIT ATTENTION (29/00) the model holds after a reset; pcam's
+# REQUEST SENSE to that LUN is answered 5/25/00 LOGICAL UNIT NOT SUPPORTED
+# by the model's target-command path (../shared/QEMU.md), and CAM drops a
+# LUN that says so. The guest's rescan after its bus reset (XPT_SCAN_BUS,
+# init.c) probes it again the same way through pcam, and then it attaches:
+# every disk must attach, at boot or by that rescan (the host says which),
+# and is then checked like the others (init.c tests a disk the rescan
+# found after the rescan).
 attached=0
+rescan_at=$(grep -anxF "PCAMTEST reset-bus 0 status 1" "$pre" | head -n 1 | cut -d: -f1)
 n=-1
 for d in $disks; do
   n=$((n + 1))
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
-  unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$work/console.txt" | head -n 1)
-  if [ -z "$unit" ] && [ "$l" -gt 0 ]; then
-    seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
-    if [ "$(seen 18)" -ge 1 ] && [ "$(seen 0)" -ge 1 ] && [ "$(seen 3)" -ge 1 ] && [ "$(seen 40)" -eq 0 ] &&
-       grep -q "^scsi_req_build_sense target $t lun $l tag [0-9]* key 0x06 asc 0x29" "$work/trace.log"; then
-      echo "NOTE: target $t lun $l: probed through pcam (INQUIRY $(seen 18)x, TEST UNIT READY, UNIT ATTENTION, REQUEST SENSE), not attached: QEMU 7.2 answers that REQUEST SENSE with LOGICAL UNIT NOT SUPPORTED"
-    else
-      no "target $t lun $l neither attached nor probed as QEMU 7.2 makes CAM drop it (trace.log)"
-    fi
-    continue
-  fi
+  unit=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $t lun $l\$/\1/p" "$pre" | head -n 1)
   if [ -z "$unit" ]; then no "no 'daN at $hba bus 0 scbus0 target $t lun $l'"; continue; fi
+  at=$(grep -anxF "$unit at $hba bus 0 scbus0 target $t lun $l" "$pre" | head -n 1 | cut -d: -f1)
+  if [ -n "$rescan_at" ] && [ "$at" -gt "$rescan_at" ]; then
+    seen() { grep -c "^scsi_req_parsed target $t lun $l tag [0-9]* command $1 " "$work/trace.log" || true; }
+    echo "ok: target $t lun $l found by the guest's rescan (XPT_SCAN_BUS) as $unit; INQUIRY $(seen 18)x, TEST UNIT READY $(seen 0)x, REQUEST SENSE $(seen 3)x at that LUN in QEMU's trace"
+  fi
   attached=$((attached + 1))
   line="$unit: ${mb}MB ($((mb * 2048)) 512 byte sectors)"
-  if grep -aqxF "$line" "$work/console.txt"; then
+  if grep -aqxF "$line" "$pre"; then
     echo "ok: $unit at target $t lun $l: $line"
   else
-    no "expected '$line' (target $t lun $l), got: $(grep -a "^$unit: [0-9]*MB" "$work/console.txt" | head -n 1)"
+    no "expected '$line' (target $t lun $l), got: $(grep -a "^$unit: [0-9]*MB" "$pre" | head -n 1)"
   fi
   if [ $n -eq 0 ]; then
     [ "$unit" = da0 ] || no "the root disk is $unit, not da0"
     continue
   fi
   # The guest's results for this disk, then the image itself.
-  grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$work/console.txt" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
+  grep -aqxF "PCAMTEST $unit size $((mb * 1048576))" "$pre" || no "no 'PCAMTEST $unit size $((mb * 1048576))'"
   # Over 2 TiB: the reads and writes above block 2^32 only.
   if [ "$mb" -gt 2097152 ]; then whats="read-2t write-2t readback-2t" mode=checkbig
   else whats="read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k" mode=check; fi
   for what in $whats; do
-    grep -aqxF "PCAMTEST $unit $what ok" "$work/console.txt" ||
-      no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$work/console.txt")"
+    grep -aqxF "PCAMTEST $unit $what ok" "$pre" ||
+      no "no 'PCAMTEST $unit $what ok': $(grep -a "^PCAMTEST $unit $what" "$pre")"
   done
   "$imgcheck" $mode "$work/disk$n.img" $((mb * 2048)) || no "disk$n.img (target $t lun $l) is not what the guest wrote"
   # The fault block: EIO (5) for the faulted operation on target 2 only.
@@ -246,8 +360,8 @@ for d in $disks; do
     for op in fault-read fault-write; do
       want=4096
       [ "$t" -eq 2 ] && [ $op = "$fault_op" ] && want=-5
-      grep -aqxF "PCAMTEST $unit $op $want" "$work/console.txt" ||
-        no "expected 'PCAMTEST $unit $op $want', got: $(grep -a "^PCAMTEST $unit $op " "$work/console.txt")"
+      grep -aqxF "PCAMTEST $unit $op $want" "$pre" ||
+        no "expected 'PCAMTEST $unit $op $want', got: $(grep -a "^PCAMTEST $unit $op " "$pre")"
     done
   fi
   # ... and they went as READ(16)/WRITE(16) (0x88/0x8a) on the wire.
@@ -265,21 +379,30 @@ done
 # reads on that disk's target (the bus reset sets a UNIT ATTENTION 29/00
 # on every LUN) and be followed by that UNIT ATTENTION reported and the
 # re-reads (8 KiB, then 192 KiB in maxio pieces).
-grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$work/console.txt" ||
-  no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$work/console.txt")"
-grep -aqxF "PCAMTEST reset-bus 0 status 1" "$work/console.txt" ||
-  no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$work/console.txt")"
-ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$work/console.txt" | head -n 1)
+grep -aqxF "PCAMTEST reset-bus-lun64 -22" "$pre" ||
+  no "expected 'PCAMTEST reset-bus-lun64 -22', got: $(grep -a '^PCAMTEST reset-bus-lun64' "$pre")"
+grep -aqxF "PCAMTEST reset-bus 0 status 1" "$pre" ||
+  no "expected 'PCAMTEST reset-bus 0 status 1', got: $(grep -a '^PCAMTEST reset-bus ' "$pre")"
+# Then a rescan (XPT_SCAN_BUS through /dev/xpt0, as camcontrol rescan):
+# done, and CAM finds the same disks (the attach-line count below).
+grep -aqxF "PCAMTEST scan-bus 0 status 1" "$pre" ||
+  no "expected 'PCAMTEST scan-bus 0 status 1', got: $(grep -a '^PCAMTEST scan-bus ' "$pre")"
+ru=$(sed -n 's/^PCAMTEST \(da[1-9]\) after-reset ok$/\1/p' "$pre" | head -n 1)
 if [ -z "$ru" ]; then
-  no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$work/console.txt")"
+  no "no 'PCAMTEST daN after-reset ok': $(grep -a '^PCAMTEST da[0-9]* after-reset' "$pre")"
 else
-  grep -aqxF "PCAMTEST $ru after-reset-192k ok" "$work/console.txt" || no "no 'PCAMTEST $ru after-reset-192k ok'"
-  rt=$(sed -n "s/^$ru at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$work/console.txt" | head -n 1)
+  grep -aqxF "PCAMTEST $ru after-reset-192k ok" "$pre" || no "no 'PCAMTEST $ru after-reset-192k ok'"
+  rt=$(sed -n "s/^$ru at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$pre" | head -n 1)
   if [ -z "$rt" ]; then
     no "no target for $ru"
   else
-    ua=$(grep -n "^scsi_device_set_ua target $rt lun 0 key 0x06 asc 0x29 " "$work/trace.log" | tail -n 1 | cut -d: -f1)
-    before=$(head -n "${ua:-0}" "$work/trace.log" | grep -c "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length \(4096\|8192\)\$" || true)
+    # The guest's reset is the first to set a UNIT ATTENTION after its
+    # disklate reads (later ones come from the hold and hot-plug parts).
+    ua="" before=0
+    for c in $(grep -n "^scsi_device_set_ua target $rt lun 0 key 0x06 asc 0x29 " "$work/trace.log" | cut -d: -f1); do
+      before=$(head -n "$c" "$work/trace.log" | grep -c "^scsi_req_parsed target $rt lun 0 tag [0-9]* command \(8\|40\) dir 1 length \(4096\|8192\)\$" || true)
+      [ "$before" -ge 18000 ] && { ua=$c; break; }
+    done
     after() { tail -n +"${ua:-1}" "$work/trace.log" | grep -c "$1" || true; }
     if [ -z "$ua" ] || [ "$before" -lt 18000 ]; then
       no "no bus reset (UNIT ATTENTION 29 set on target $rt) after the guest's $before reads in QEMU's trace"
@@ -311,37 +434,138 @@ fi
 if [ $driver = pcam ]; then
   rdev=1
   [ $chip = esp ] && rdev=13
-  for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" "read-again 0 status 1" \
+  for l in "read 0 status 1" "cdb17 0 status 6" "zero-length 0 status 1" "oversize -7 status 0" \
+           "ptr-no-length 0 status 6" "en-lun 0 status 6" "read-again 0 status 1" \
            "reset-dev 0 status $rdev" "read-after-reset-dev 0 status 1"; do
-    grep -aqxF "PCAMTEST pass $l" "$work/console.txt" ||
-      no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$work/console.txt")"
+    grep -aqxF "PCAMTEST pass $l" "$pre" ||
+      no "expected 'PCAMTEST pass $l', got: $(grep -a "^PCAMTEST pass ${l%% *} " "$pre")"
   done
-  grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$work/console.txt" ||
+  # pcam's console line for each CCB it refused before the bus: the 17-byte
+  # CDB and the data pointer without a length (XPT_SCSI_IO, 0x901), and
+  # XPT_EN_LUN (0x30), each CAM_REQ_INVALID (0x06) on the pass device's path.
+  pu=$(sed -n 's/^PCAMTEST pass da\([1-9]\) is .*$/\1/p' "$pre" | head -n 1)
+  pt=$(sed -n "s/^da$pu at $hba bus 0 scbus0 target \([0-9]*\) lun 0\$/\1/p" "$pre" | head -n 1)
+  for fc in 901:2 30:1; do
+    got=$(grep -acxF "pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06" "$pre" || true)
+    [ "$got" -eq "${fc#*:}" ] ||
+      no "$got 'pcam0: refused CCB: function 0x${fc%%:*} target ${pt:-?} lun 0, CAM status 0x06' lines, ${fc#*:} expected"
+  done
+  grep -aqxF "cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536" "$pre" ||
     no "no 'cam_periph_mapmem: attempt to map 66048 bytes, which is greater than 65536' on the console"
   if [ $chip = esp ]; then
-    grep -aqxF "$refused" "$work/console.txt" || no "no '$refused' for the device reset on the AM53C974"
+    grep -aqxF "$refused" "$pre" || no "no '$refused' for the device reset on the AM53C974"
   else
     grep -q "^lsi_do_msgout_busdevicereset " "$work/trace.log" || no "no BUS DEVICE RESET message in QEMU's trace"
   fi
 else
-  grep -a '^PCAMTEST pass ' "$work/console.txt" | sed 's/^/NOTE: sym.ko: /'
+  grep -a '^PCAMTEST pass ' "$pre" | sed 's/^/NOTE: sym.ko: /'
+fi
+# A request held by the target past its CAM timeout (init.c's hold()): the
+# host throttles target 2's drive to 200 bytes/s when the guest is ready
+# (QEMU holds the second 4 KiB read in its block layer; the target has
+# disconnected), and lifts it when CAM reports the command timeout. pcam's
+# core ends the held read: on the LSI53C895A with ABORT TAG, which the
+# model acts on (its trace: lsi_do_msgout_abort, then the request
+# cancelled); QEMU's AM53C974 model does not act on messages, and there the
+# read ends with a bus reset (a UNIT ATTENTION set on every target, the
+# request cancelled). Either way it completes once with CAM_CMD_TIMEOUT,
+# da(4) retries, and the read returns the host pattern after more than the
+# 10 s timeout; the other disks go on working (the hot-plug part after it).
+if [ $hotplug = 1 ]; then
+  hu=$(sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target 2 lun 0\$/\1/p" "$pre" | head -n 1)
+  ms=$(sed -n "s/^PCAMTEST hold $hu read 4096 ms \([0-9]*\)\$/\1/p" "$pre")
+  if [ -z "$hu" ] || [ -z "$ms" ] || [ "$ms" -lt 10000 ]; then
+    no "expected 'PCAMTEST hold ${hu:-daN} read 4096 ms T' with T >= 10000, got: $(grep -a '^PCAMTEST hold .* read' "$pre")"
+  else
+    grep -aqxF "PCAMTEST $hu hold-data ok" "$pre" || no "no 'PCAMTEST $hu hold-data ok'"
+    grep -aqxF "($hu:$hba:0:2:0): CAM status: Command timeout" "$pre" || no "no command timeout for the held read on target 2"
+    held=$(grep -n "^PCAMTEST hold $hu ready" "$pre" | cut -d: -f1)
+    if [ $chip = sym ]; then
+      ab=$(grep -n "^lsi_do_msgout_abort " "$work/trace.log" | head -n 1 | cut -d: -f1)
+      [ -n "$ab" ] && tail -n +"$ab" "$work/trace.log" | grep -q "^scsi_req_cancel target 2 lun 0 " ||
+        no "no ABORT message and cancelled request at target 2 in QEMU's trace"
+      how="ABORT TAG (QEMU's trace), the request cancelled"
+    else
+      cn=$(grep -n "^scsi_req_cancel target 2 lun 0 " "$work/trace.log" | head -n 1 | cut -d: -f1)
+      [ -n "$cn" ] && head -n $((cn + 8)) "$work/trace.log" | tail -n 16 | grep -q "^scsi_device_set_ua target 0 lun 0 key 0x06 asc 0x29 " ||
+        no "no bus reset (UNIT ATTENTION on target 0 beside target 2's cancelled request) in QEMU's trace"
+      how="a bus reset (UNIT ATTENTION on every target in QEMU's trace), the request cancelled"
+    fi
+    echo "ok: target 2's read held past its 10 s CAM timeout ended by $how; CAM_CMD_TIMEOUT, retried, data right after $ms ms (guest line $held)"
+  fi
+fi
+# Hot removal and addition (init.c's hotplug(), the monitor commands in the
+# wait loop above). The 3 TiB disk (target 3) is removed while idle: the
+# guest's next read meets selection timeouts until CAM's retries run out,
+# fails with ENXIO (6), CAM reports the device lost ("detached", "Periph
+# destroyed") and its /dev node goes (ENOENT, 2). The 40 MiB disk (target 2)
+# is removed during a run of reads: the same, after at least one good read.
+# Nothing else may go wrong meanwhile: the only CAM errors allowed are the
+# selection timeouts of those two targets and da(4)'s retries after them
+# ("Retrying command, N more tries remain"), a command timeout on target 2
+# (QEMU's AM53C974 model drops the command in flight when its disk goes:
+# pcam's core ends it with CAM_CMD_TIMEOUT when da(4)'s timeout, 10 s
+# here, runs out), and pcam prints nothing (the
+# check above covers the whole console). Then a 32 MiB disk at target 5 is
+# added; the guest's XPT_SCAN_BUS finds it and tests it like the others.
+if [ $hotplug = 1 ]; then
+  unit_at() { sed -n "s/^\(da[0-9]*\) at $hba bus 0 scbus0 target $1 lun 0\$/\1/p" "$2" | head -n 1; }
+  for hv in idle:3 io:2; do
+    what=hot-del-${hv%%:*} t=${hv#*:}
+    u=$(unit_at "$t" "$pre")
+    reads=$(sed -n "s/^PCAMTEST $what $u reads \([0-9]*\) then -6\$/\1/p" "$post")
+    if [ -z "$u" ] || [ -z "$reads" ]; then
+      no "expected 'PCAMTEST $what ${u:-daN} reads N then -6', got: $(grep -a "^PCAMTEST $what .* reads " "$post")"
+    elif [ "$reads" -lt 1 ]; then
+      no "$what: no good read before the removal"
+    else
+      grep -aqxF "PCAMTEST $what $u gone -2" "$post" || no "no 'PCAMTEST $what $u gone -2': $(grep -a "^PCAMTEST $what $u " "$post")"
+      grep -aqE "^$u: <.*> +detached\$" "$post" || no "no '$u: <...> detached' for target $t"
+      grep -aqxF "($u:$hba:0:$t:0): Periph destroyed" "$post" || no "no '($u:$hba:0:$t:0): Periph destroyed'"
+      grep -aqxF "($u:$hba:0:$t:0): CAM status: Selection Timeout" "$post" || no "no selection timeout for target $t"
+      echo "ok: target $t ($u) removed $( [ $t = 3 ] && echo while idle || echo during reads, after $reads good 64 KiB reads): ENXIO, lost, node gone"
+    fi
+  done
+  grep -aE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[0-9]+:[0-9]+\): " "$post" | grep -aiE "error|retry|timeout|status" |
+    grep -avE "^\(da[0-9]+:$hba:0:[23]:0\): (CAM status: Selection Timeout|Retrying command, [0-9]+ more tries remain)\$" |
+    grep -avE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout\$" |
+    sed 's/^/unexpected: /' | grep . &&
+    no "CAM errors during the hot-plug part other than the removed disks' selection timeouts and da(4)'s retries of them"
+  grep -aqE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout\$" "$post" &&
+    echo "NOTE: the read in flight when target 2 went was never answered (QEMU's model dropped it); pcam ended it with CAM_CMD_TIMEOUT after da(4)'s timeout, then CAM's retries met selection timeouts"
+  hu=$(unit_at 5 "$post")
+  if [ -z "$hu" ]; then
+    no "no 'daN at $hba bus 0 scbus0 target 5 lun 0' for the added disk"
+  else
+    grep -aqxF "$hu: 32MB (65536 512 byte sectors)" "$post" || no "no '$hu: 32MB (65536 512 byte sectors)'"
+    grep -aqE "^PCAMTEST hot-add $hu after scans [0-9]+\$" "$post" || no "no 'PCAMTEST hot-add $hu after scans N'"
+    grep -aqxF "PCAMTEST $hu size 33554432" "$post" || no "no 'PCAMTEST $hu size 33554432'"
+    for what in read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k; do
+      grep -aqxF "PCAMTEST $hu $what ok" "$post" || no "no 'PCAMTEST $hu $what ok' for the added disk"
+    done
+    for op in fault-read fault-write; do
+      grep -aqxF "PCAMTEST $hu $op 4096" "$post" || no "no 'PCAMTEST $hu $op 4096' for the added disk"
+    done
+    "$imgcheck" check "$work/hot.img" $((32 * 2048)) || no "hot.img (target 5) is not what the guest wrote"
+    echo "ok: a disk added at target 5 found by $(sed -n "s/^PCAMTEST hot-add $hu after scans \([0-9]*\)\$/\1/p" "$post") XPT_SCAN_BUS as $hu, I/O checked"
+  fi
 fi
 grep -aqxF "PCAMTEST done, failures 0" "$work/console.txt" || no "no 'PCAMTEST done, failures 0'"
-ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$work/console.txt" || true)
+ndisk=$(grep -acE "^da[0-9]+ at $hba bus 0 scbus0 target" "$pre" || true)
 [ "$ndisk" -eq "$attached" ] || no "$ndisk disks attached to $hba, $attached of them expected"
-cdu=$(sed -n "s/^\\(cd[0-9]*\\) at $hba bus 0 scbus0 target 4 lun 0\$/\\1/p" "$work/console.txt" | head -n 1)
+cdu=$(sed -n "s/^\\(cd[0-9]*\\) at $hba bus 0 scbus0 target 4 lun 0\$/\\1/p" "$pre" | head -n 1)
 if [ -z "$cdu" ]; then
   no "no 'cdN at $hba bus 0 scbus0 target 4 lun 0'"
 else
-  grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$work/console.txt" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
-    no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$work/console.txt" | head -n 1)"
+  grep -aqF "$cdu: 2MB (1024 2048 byte sectors)" "$pre" && echo "ok: $cdu at target 4: 2MB (1024 2048 byte sectors)" ||
+    no "expected '$cdu: 2MB (1024 2048 byte sectors)', got: $(grep -a "^$cdu: .*MB" "$pre" | head -n 1)"
 fi
 # disklate: per-read times of the 4 KiB and 8 KiB re-reads (each kind's
 # fastest of 3 rounds) give the command overhead 2*t(4K) - t(8K) and the
 # rate 4 KiB / (t(8K) - t(4K)).
-grep -aqx "PCAMTEST da[1-9] disklate-data ok" "$work/console.txt" || no "no 'PCAMTEST daN disklate-data ok'"
-fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$work/console.txt" | sort -n | head -n 1; }
-rounds=$(grep -ac '^PCAMTEST disklate ' "$work/console.txt" || true)
+grep -aqx "PCAMTEST da[1-9] disklate-data ok" "$pre" || no "no 'PCAMTEST daN disklate-data ok'"
+fastest() { sed -n "s/^PCAMTEST disklate $1 2000 \\([1-9][0-9]*\\)\$/\\1/p" "$pre" | sort -n | head -n 1; }
+rounds=$(grep -ac '^PCAMTEST disklate ' "$pre" || true)
 [ "$rounds" -eq 9 ] || no "$rounds disklate rounds on the console, 9 expected"
 ns4=$(fastest reread-4k) ns8=$(fastest reread-8k) nsr=$(fastest random-4k)
 if [ -n "$ns4" ] && [ -n "$ns8" ] && [ -n "$nsr" ] && [ "$ns4" -gt 0 ] && [ "$ns8" -gt 0 ] && [ "$nsr" -gt 0 ]; then

@@ -55,15 +55,28 @@ static void op_async(void *ctx, uint32_t code, uint32_t target, uint32_t lun, co
         e->cts = *cts;
 }
 
+/* The console line the glue prints: recorded, and it must come while the
+ * request is still the SIM's (before its done). */
+static void op_refused(void *ctx, const pcam_fbsd_req *r, uint32_t cam_status)
+{
+    cam_model *m = of(ctx);
+    const cm_req *q = (const cm_req *)r;
+    m->refusals++;
+    m->refused_status = cam_status;
+    m->refused_func = r->cc.ccb_h.func_code;
+    m->refused_before_done = m->refused_before_done && q->sim_done == 0;
+}
+
 void cm_init(cam_model *m, pcam_bus *bus, bool (*step)(void *), uint64_t (*now_ns)(void *), void *ctx)
 {
-    static const pcam_fbsd_ops ops = {op_done, op_freeze, op_async};
+    static const pcam_fbsd_ops ops = {op_done, op_freeze, op_async, op_refused};
     pcam_fbsd_ident id = {"FreeBSD", "pcam", "pcam", 0, 0, 65536, 0x1022, 0x2020};
     memset(m, 0, sizeof *m);
     m->bus = bus;
     m->step = step;
     m->now_ns = now_ns;
     m->step_ctx = ctx;
+    m->refused_before_done = true;
     if (pcam_fbsd_sim_init(&m->sim, bus, &ops, m, &id) != 0)
         abort();
 }

@@ -58,6 +58,9 @@ typedef struct cam_model {
     unsigned releases;      /* devq releases by peripherals */
     unsigned sim_actions;   /* CCBs xpt handed to the SIM's action routine */
     uint32_t completions;   /* final completions so far */
+    unsigned refusals;      /* the SIM's refused() calls (the glue's console line) */
+    uint32_t refused_status, refused_func; /* the last one's CAM status and function */
+    bool refused_before_done; /* every refused() came before that CCB's done */
     bool manual_release;    /* the test releases frozen queues itself (cm_release) */
     /* How the bus moves: one step; false when nothing at all can happen. */
     bool (*step)(void *ctx);

@@ -256,6 +256,9 @@ static void bus_scan(void **state)
     assert_int_equal(cm_sync(&f->m, &rc, 40000), PCAM_FBSD_CAM_REQ_CMP);
     assert_int_equal(((uint32_t)cap[0] << 24 | (uint32_t)cap[1] << 16 | (uint32_t)cap[2] << 8 | cap[3]), 63);
     assert_int_equal(((uint32_t)cap[4] << 24 | (uint32_t)cap[5] << 16 | (uint32_t)cap[6] << 8 | cap[7]), 2048);
+    /* CAM's whole probe, empty IDs and errors included, is no refused CCB:
+     * the glue's console stays quiet on a normal boot. */
+    assert_int_equal(f->m.refusals, 0);
     fx_free(f);
 }
 
@@ -412,7 +415,32 @@ static void bad_requests(void **state)
         assert_int_equal(st & PCAM_FBSD_CAM_STATUS_MASK, cases[i].want);
         assert_true((st & PCAM_FBSD_CAM_DEV_QFRZN) != 0); /* a device-queued error freezes */
         assert_int_equal(q.sim_done, 1);
+        /* ... and the glue is told once, before the CCB is done, for its console line. */
+        assert_int_equal(f->m.refusals, i + 1);
+        assert_int_equal(f->m.refused_status, cases[i].want);
+        assert_int_equal(f->m.refused_func, PCAM_FBSD_XPT_SCSI_IO);
     }
+    assert_true(f->m.refused_before_done);
+    /* A data pointer with no length, in and out (the core's refusal), and a
+     * length with no data pointer (CAM_DATA_VADDR and an empty S/G list). */
+    unsigned nref = f->m.refusals;
+    static const uint32_t dirs[] = {PCAM_FBSD_CAM_DIR_IN, PCAM_FBSD_CAM_DIR_OUT};
+    for (size_t i = 0; i < 2; i++) {
+        cm_csio(&q, 0, 0, cdb, 10, dirs[i], buf, 0, 0, 1000);
+        assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_INVALID);
+        assert_int_equal(f->m.refusals, ++nref);
+        cm_csio(&q, 0, 0, cdb, 10, dirs[i], NULL, 512, 0, 1000);
+        assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_INVALID);
+        assert_int_equal(f->m.refusals, ++nref);
+        cm_csio(&q, 0, 0, cdb, 10, dirs[i] | PCAM_FBSD_CAM_DATA_SG, NULL, 512, 0, 1000);
+        assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_INVALID);
+        assert_int_equal(f->m.refusals, ++nref);
+    }
+    /* A good read is no refusal. */
+    cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN, buf, 512, 0, 1000);
+    assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_CMP);
+    assert_int_equal(f->m.refusals, nref);
+    assert_int_equal(tstats_commands(f, 0), 1);
     /* A bad tag message with CAM_TAG_ACTION_VALID. */
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN | PCAM_FBSD_CAM_TAG_ACTION_VALID, buf, 512, 0x24, 1000);
     assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_INVALID);
@@ -446,7 +474,11 @@ static void bad_requests(void **state)
     cm_cdb_rw10(cdb, false, 0, 129);
     cm_csio(&q, 0, 0, cdb, 10, PCAM_FBSD_CAM_DIR_IN, buf, 129 * 512, 0, 1000);
     assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
-    assert_int_equal(tstats_commands(f, 0), 0); /* none of these reached the target */
+    assert_int_equal(tstats_commands(f, 0), 1); /* none of these but the good read reached the target */
+    /* Each of the refusals above told the glue (the long segment only where size_t is 64 bits). */
+    assert_int_equal(f->m.refusals, nref + (SIZE_MAX > UINT32_MAX ? 7 : 6));
+    assert_int_equal(f->m.refused_status, PCAM_FBSD_CAM_REQ_TOO_BIG);
+    assert_true(f->m.refused_before_done);
     fx_free(f);
 
     pcam_sim_config sc;
@@ -458,10 +490,28 @@ static void bad_requests(void **state)
     q.r.cc.u.csio.sglist_cnt = 5;
     assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_REQ_TOO_BIG);
     /* A function this SIM does not have, and an abort of nothing. */
+    assert_int_equal(f->m.refusals, 1);
     cm_func(&q, 0x30, 0, 0); /* XPT_EN_LUN: target mode */
     assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_INVALID);
+    assert_int_equal(f->m.refusals, 2);
+    assert_int_equal(f->m.refused_func, 0x30);
+    cm_func(&q, 0xEE, 0, 0); /* no function at all */
+    assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_INVALID);
+    assert_int_equal(f->m.refusals, 3);
+    assert_int_equal(f->m.refused_func, 0xEE);
+    /* A reset or transfer-settings request for a path beyond a byte. */
+    cm_func(&q, PCAM_FBSD_XPT_RESET_DEV, 0x100, 0);
+    assert_int_equal(cm_sync(&f->m, &q, 10) & PCAM_FBSD_CAM_STATUS_MASK, PCAM_FBSD_CAM_PATH_INVALID);
+    cm_func(&q, PCAM_FBSD_XPT_GET_TRAN_SETTINGS, 0, 0x100);
+    q.r.cc.u.cts.type = PCAM_FBSD_CTS_TYPE_CURRENT_SETTINGS;
+    assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_PATH_INVALID);
+    assert_int_equal(f->m.refusals, 5);
+    assert_int_equal(f->m.refused_status, PCAM_FBSD_CAM_PATH_INVALID);
+    /* An abort that finds nothing is a race CAM may lose, not bad input: no line. */
     cm_func(&q, PCAM_FBSD_XPT_ABORT, 0, 0);
     assert_int_equal(cm_sync(&f->m, &q, 10), PCAM_FBSD_CAM_REQ_INVALID);
+    assert_int_equal(f->m.refusals, 5);
+    assert_true(f->m.refused_before_done);
     assert_int_equal(f->m.freezes, f->m.releases);
     fx_free(f);
 }

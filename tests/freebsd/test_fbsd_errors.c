@@ -344,6 +344,72 @@ static void resets(void **state)
     fx_free(f);
 }
 
+/*
+ * The core's async events as CAM's ac_codes (cam_ccb.h of FreeBSD 13.2:
+ * AC_BUS_RESET 0x001, AC_SENT_BDR 0x010, AC_FOUND_DEVICE 0x080,
+ * AC_LOST_DEVICE 0x100, AC_TRANSFER_NEG 0x200; UNIT ATTENTION has no code,
+ * CAM reads it from the sense), and a bus reset the core did not ask for
+ * (another initiator's RST): AC_BUS_RESET on the wildcard path, the
+ * disconnected command completes once and the bus works afterwards.
+ * (AC_LOST_DEVICE from the core's own scan: test_fbsd_cam's found_lost.)
+ */
+static void async_events(void **state)
+{
+    (void)state;
+    static const struct { uint32_t pcam, cam; } codes[] = {
+        {PCAM_AC_BUS_RESET, 0x001}, {PCAM_AC_SENT_BDR, 0x010}, {PCAM_AC_FOUND_DEVICE, 0x080},
+        {PCAM_AC_LOST_DEVICE, 0x100}, {PCAM_AC_TRANSFER_NEG, 0x200}, {PCAM_AC_UNIT_ATTENTION, 0},
+        {1u << 9, 0},
+    };
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+        assert_int_equal(pcam_fbsd_async_code(codes[i].pcam), codes[i].cam);
+
+    fbsd_fx *f = fx_new(NULL, NULL);
+    fx_disk(f, 2, 0, 1024, false);
+    fx_disk(f, 4, 0, 1024, false);
+    static uint8_t buf[4096];
+    cm_req q, q4;
+    read10(&q, 2, 0, 40, 8, buf, 0, 0);
+    assert_int_equal(cm_sync(&f->m, &q, 5000), PCAM_FBSD_CAM_REQ_CMP);
+    unsigned resets = cm_event_count(&f->m, PCAM_FBSD_AC_BUS_RESET);
+    pcam_sim_target_cfg(f->r.sim, 2)->hang_next = 1;
+    read10(&q, 2, 0, 40, 8, buf, 0, 0);
+    cm_action(&f->m, &q);
+    for (int i = 0; i < 100000 && tstats(f, 2).disconnects == 0; i++)
+        f->m.step(f->m.step_ctx);
+    assert_true(tstats(f, 2).disconnects > 0);
+    pcam_sim_bus_reset(f->r.sim);
+    for (int i = 0; i < 100000 && cm_event_count(&f->m, PCAM_FBSD_AC_BUS_RESET) == resets; i++)
+        f->m.step(f->m.step_ctx);
+    assert_int_equal(cm_event_count(&f->m, PCAM_FBSD_AC_BUS_RESET), resets + 1);
+    const cm_event *e = cm_event_find(&f->m, PCAM_FBSD_AC_BUS_RESET, resets);
+    assert_int_equal(e->target, PCAM_FBSD_CAM_TARGET_WILDCARD);
+    assert_int_equal(e->lun, PCAM_FBSD_CAM_LUN_WILDCARD);
+    assert_false(e->has_cts);
+    /* The command the reset cut off completes once: run again by the core
+     * (a reset is no error of the command's), it meets the target's UNIT
+     * ATTENTION, which goes to CAM with its sense; CAM's retry reads. */
+    assert_true(cm_wait(&f->m, &q, 10000));
+    assert_int_equal(q.sim_done, 1);
+    assert_int_equal(q.status, PCAM_FBSD_CAM_SCSI_STATUS_ERROR | SNSV | QFRZN);
+    assert_int_equal(q.r.cc.u.csio.sense_data[2] & 0x0F, 0x06);
+    assert_int_equal(q.r.cc.u.csio.sense_data[12], 0x29);
+    read10(&q, 2, 0, 40, 8, buf, 0, 0);
+    assert_int_equal(cm_sync(&f->m, &q, 5000), PCAM_FBSD_CAM_REQ_CMP);
+    assert_true(fx_media_ok(f, 2, 0, 40, buf, sizeof buf));
+    /* The idle target was reset too: its UNIT ATTENTION, then data. */
+    read10(&q4, 4, 0, 0, 1, buf, 0, 0);
+    assert_int_equal(cm_sync(&f->m, &q4, 5000), PCAM_FBSD_CAM_SCSI_STATUS_ERROR | SNSV | QFRZN);
+    assert_int_equal(q4.r.cc.u.csio.sense_data[12], 0x29);
+    read10(&q4, 4, 0, 0, 1, buf, 0, 0);
+    assert_int_equal(cm_sync(&f->m, &q4, 5000), PCAM_FBSD_CAM_REQ_CMP);
+    assert_int_equal(cm_event_count(&f->m, PCAM_FBSD_AC_BUS_RESET), resets + 1); /* one RST, one event */
+    assert_int_equal(cm_event_count(&f->m, PCAM_FBSD_AC_LOST_DEVICE), 0);
+    assert_int_equal(f->m.freezes, f->m.releases);
+    assert_int_equal(f->m.refusals, 0);
+    fx_free(f);
+}
+
 /* Transport failures reach CAM as themselves, once: the SIM does not retry. */
 static void transport_errors(void **state)
 {
@@ -539,6 +605,7 @@ int main(void)
         cmocka_unit_test(command_timeout),
         cmocka_unit_test(resets),
         cmocka_unit_test(transport_errors),
+        cmocka_unit_test(async_events),
         cmocka_unit_test(queue_full),
         cmocka_unit_test(tags_and_disconnect),
         cmocka_unit_test(sg_integrity),

@@ -58,6 +58,18 @@ vm_kernel() {
 
 vm_module() {   # builds $WORK/module/pcam.ko
   rm -rf "$WORK/module"
+  # PCAM_LINUX_MODULE: a pcam.ko built elsewhere (linux.boot: the one DKMS
+  # built from pcam-dkms, tests/packages) is booted instead; it must be
+  # for this kernel.
+  if [ -n "${PCAM_LINUX_MODULE:-}" ]; then
+    [ -f "$PCAM_LINUX_MODULE" ] || vm_die "PCAM_LINUX_MODULE=$PCAM_LINUX_MODULE does not exist"
+    [ "$(modinfo -F vermagic "$PCAM_LINUX_MODULE" | awk '{print $1}')" = "$KVER" ] ||
+      vm_die "$PCAM_LINUX_MODULE is not built for $KVER"
+    mkdir -p "$WORK/module" && cp "$PCAM_LINUX_MODULE" "$WORK/module/pcam.ko"
+    modinfo -F license "$WORK/module/pcam.ko" | grep -qx 'Dual BSD/GPL' || vm_die "bad MODULE_LICENSE"
+    vm_log "pcam.ko from $PCAM_LINUX_MODULE (version $(modinfo -F version "$WORK/module/pcam.ko"))"
+    return 0
+  fi
   make -C "$SRC/osshim/linux" BUILD="$WORK/module" KDIR="/usr/src/linux-headers-$KVER" W=1 \
     > "$WORK/module.log" 2>&1 || { cat "$WORK/module.log"; vm_die "module build failed"; }
   if grep -E 'warning:|error:' "$WORK/module.log"; then

@@ -100,8 +100,9 @@ options)
     run 1 "$P" tur 0 --frob
     has err "tur: unknown option '--frob'"
     has err "usage: pcamctl tur PATH"
-    # --version: the project's version from CMakeLists.txt.
-    ver=$(sed -n 's/^project(pcam VERSION \([0-9.]*\).*/\1/p' "$SRC/CMakeLists.txt")
+    # --version: the project's one version (include/pcam/pcam_version.h).
+    ver=$(sed -n 's/^#define PCAM_VERSION_STRING "\([0-9.]*\)"$/\1/p' "$SRC/include/pcam/pcam_version.h")
+    [ -n "$ver" ] || fail "no PCAM_VERSION_STRING in include/pcam/pcam_version.h"
     run 0 "$P" --version
     has out "pcamctl $ver "
     run 0 "$P" --json --version

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A pcam bus on QEMU's AM53C974, or its LSI53C895A with QBUS_SYM (see
- * qemu_bus.h): one harness for both chips' QEMU tests.
+ * A pcam bus on QEMU's AM53C974, its LSI53C895A with QBUS_SYM or its
+ * SAS1068 with QBUS_MPT (see qemu_bus.h): one harness for the chips' QEMU
+ * tests.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "qemu_bus.h"
+#include "qemu_rig.h"
 
 /* The bus a test left running when an assertion jumped out of it: closed
  * before the next one starts (its images stay locked while QEMU lives). */
@@ -67,7 +69,7 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
     if (rc != 0)
         fail_msg("opening the bus on QEMU's " QBUS_CHIP ": %d: %s", rc, err);
     live = b;
-#ifndef QBUS_SYM
+#if !defined(QBUS_SYM) && !defined(QBUS_MPT)
     assert_int_equal(pcam_esp_get_chip(b->sc), PCAM_ESP_AM53C974);
 #endif
 }
@@ -96,8 +98,8 @@ void qbus_stop(qbus *b)
     live = NULL;
     if (violation != NULL)
         fail_msg("core invariant violated: %s", violation);
-#ifdef QBUS_SYM
-    assert_int_equal(nlive, 1); /* every dma_map was unmapped; hal/sym's DMA area is the one left */
+#if defined(QBUS_SYM) || defined(QBUS_MPT)
+    assert_int_equal(nlive, 1); /* every dma_map was unmapped; the back-end's DMA area is the one left */
 #else
     assert_int_equal(nlive, 0); /* every dma_map was unmapped */
 #endif
@@ -186,6 +188,98 @@ uint32_t qbus_func(qbus *b, qccb *c, uint8_t func, uint8_t target, uint8_t lun, 
     c->ccb.target = target;
     c->ccb.lun = lun;
     return qbus_sync(b, c, timeout_ms);
+}
+
+void qbus_image_blocks(const char *image, uint32_t lba, uint32_t n, uint8_t *out)
+{
+    assert_true(qrig_read_file(image, (uint64_t)lba * 512u, out, (size_t)n * 512u));
+}
+
+void qbus_fill(uint8_t *p, size_t n, uint32_t seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)((i * 131u + seed * 7u + (i >> 9)) ^ (seed >> 3));
+}
+
+void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
+             const pcam_sg *sg, uint16_t nsg)
+{
+    uint8_t cdb[16];
+    qccb c;
+
+    if (c16)
+        cdb_rw16(cdb, write, lba, n);
+    else
+        cdb_rw10(cdb, write, lba, (uint16_t)n);
+    qccb_io(&c, t, 0, cdb, c16 ? 16 : 10, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * 512u);
+    c.ccb.u.io.sg = sg;
+    c.ccb.u.io.sg_count = nsg;
+    if (nsg > 0)
+        c.ccb.u.io.data = NULL;
+    qbus_sync(b, &c, 10000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    assert_int_equal(c.ccb.u.io.resid, 0);
+}
+
+void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt2)
+{
+    uint8_t *buf = malloc(128 * 512), *want = malloc(128 * 512);
+    pcam_counters cnt;
+
+    assert_non_null(buf);
+    assert_non_null(want);
+    for (unsigned k = 0; k < 2; k++) {
+        uint32_t base = 100 + 400 * k;
+        memset(buf, 0xa5, 512);
+        qbus_rw(b, 0, false, k == 1, base, 1, buf, NULL, 0);
+        qbus_image_blocks(image, base, 1, want);
+        assert_memory_equal(buf, want, 512);
+        qbus_rw(b, 0, false, k == 1, base + 1, 128, buf, NULL, 0);
+        qbus_image_blocks(image, base + 1, 128, want);
+        assert_memory_equal(buf, want, 128 * 512);
+        qbus_fill(buf, 17 * 512, k + 10);
+        qbus_rw(b, 0, true, k == 1, base + 200, 17, buf, NULL, 0);
+        qbus_image_blocks(image, base + 200, 17, want);
+        assert_memory_equal(want, buf, 17 * 512);
+        memset(buf, 0, 17 * 512);
+        qbus_rw(b, 0, false, k == 1, base + 200, 17, buf, NULL, 0);
+        assert_memory_equal(want, buf, 17 * 512);
+    }
+    /* The other disk holds its own pattern. */
+    qbus_rw(b, t2, false, false, 77, 2, buf, NULL, 0);
+    qrig_sector(want, 77, salt2);
+    qrig_sector(want + 512, 78, salt2);
+    assert_memory_equal(buf, want, 1024);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &cnt), PCAM_OK);
+    assert_int_equal(cnt.check_conditions, 1); /* the power-on UNIT ATTENTION, retried away */
+    assert_int_equal(cnt.errors, 0);
+    free(buf);
+    free(want);
+}
+
+void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
+                      int *most)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int held = 0, nl = 0;
+
+    assert_non_null(f);
+    *entered = 0;
+    *most = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (getenv("QBUS_TRACE_DUMP") != NULL && nl++ < 60)
+            fputs(line, stdout);
+        if (strstr(line, in_event) != NULL) {
+            held++;
+            (*entered)++;
+        } else if (strstr(line, out_event) != NULL) {
+            held--;
+        }
+        if (held > *most)
+            *most = held;
+    }
+    fclose(f);
 }
 
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks)

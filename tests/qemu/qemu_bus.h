@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * A pcam bus on QEMU's AM53C974 (or, built with QBUS_SYM, its LSI53C895A
- * with hal/sym: tests/sym): the core plus the back-end over the qtest
+ * with hal/sym: tests/sym; with QBUS_MPT its SAS1068 with hal/mpt:
+ * tests/mpt): the core plus the back-end over the qtest
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
  * while the intercepted line is high, pcam_bus_tick() at the core's
  * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
@@ -15,26 +16,26 @@
 #include <stdint.h>
 
 #include "pcam/pcam.h"
-#ifdef QBUS_SYM
-#include "pcam/pcam_sym.h"
-#else
-#include "pcam/pcam_esp.h"
-#endif
 #include "pcam_qemu.h"
-#ifdef QBUS_SYM
+#if defined(QBUS_SYM)
 #include "pcam_qemu_sym.h"
+#elif defined(QBUS_MPT)
+#include "pcam_qemu_mpt.h"
 #else
 #include "pcam_qemu_esp.h"
 #endif
 
 /* The bus is osshim/posix's pcam_qemu_chipbus (fields q, bus, sc, intrs...)
- * on the AM53C974 or the LSI53C895A; the first core invariant violation is kept by
+ * on the AM53C974, the LSI53C895A or the SAS1068; the first core invariant violation is kept by
  * qemu_bus.c. QBUS_ENTRY is the chip's entry. */
 typedef pcam_qemu_chipbus qbus;
 typedef pcam_qemu_chipbus_opts qbus_opts;
-#ifdef QBUS_SYM
+#if defined(QBUS_SYM)
 #define QBUS_ENTRY pcam_qemu_chip_lsi53c895a
 #define QBUS_CHIP "LSI53C895A"
+#elif defined(QBUS_MPT)
+#define QBUS_ENTRY pcam_qemu_chip_mptsas1068
+#define QBUS_CHIP "SAS1068"
 #else
 #define QBUS_ENTRY pcam_qemu_chip_am53c974
 #define QBUS_CHIP "AM53C974"
@@ -89,6 +90,31 @@ void qbus_absorb_lun_ua(qbus *b, uint8_t target, uint8_t lun);
 
 /* Convenience: a non-I/O CCB (scan, reset, get dev...) run to completion. */
 uint32_t qbus_func(qbus *b, qccb *c, uint8_t func, uint8_t target, uint8_t lun, uint32_t timeout_ms);
+
+/* The image file's bytes (writes through QEMU land there too); fails the
+ * test when the file cannot be read. */
+void qbus_image_blocks(const char *image, uint32_t lba, uint32_t n, uint8_t *out);
+/* A deterministic pattern to write through the bus. */
+void qbus_fill(uint8_t *p, size_t n, uint32_t seed);
+/* READ or WRITE (10, or 16 with c16) of n blocks at lba on target t, LUN 0,
+ * into buf or through sg (nsg > 0); fails the test unless it ends GOOD with
+ * no residual. */
+void qbus_rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
+             const pcam_sg *sg, uint16_t nsg);
+
+/* The read/write scenario every chip's QEMU test runs on a fresh bus: on
+ * target 0 (whose image is `image`), READ/WRITE 10 and 16 of 1, 128 and 17
+ * blocks compared with the image file and read back; on target t2 two
+ * blocks of the pattern qrig_image() wrote with salt2; target 0's counters
+ * show the power-on UNIT ATTENTION retried away and no error. */
+void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt2);
+
+/* From a QEMU trace file (-trace EVENT -D path): how many lines name
+ * in_event, and the most in_events not yet matched by an out_event at any
+ * point: the commands a model held at once. QBUS_TRACE_DUMP=1 prints the
+ * first lines. */
+void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
+                      int *most);
 
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);

@@ -3,7 +3,8 @@
  * The fixture both recovery scenario files share: a bus of scanned disks
  * with a known media pattern, helpers to run CCBs, read the core's event
  * ring and counters, and the target's own records (statistics, the bus
- * trace). Included by test_core_recovery.c and test_core_recovery2.c only.
+ * trace). Included by the recovery scenario files (test_core_recovery*.c)
+ * and by test_core_overrun.c and test_core_reliability.c.
  */
 #ifndef PCAM_RECOV_FIXTURE_H
 #define PCAM_RECOV_FIXTURE_H
@@ -158,16 +159,29 @@ static pcam_sim_target_stats tstats(fx *f, uint8_t t)
     return s;
 }
 
-/* CDBs with opcode `op` the target `t` received, from the bus trace. */
-static unsigned cdbs_seen(fx *f, uint8_t t, uint8_t op)
+/* Entries of `kind` for target `t` with byte `byte` in the bus trace
+ * (which must have dropped none). */
+static unsigned trace_count(fx *f, pcam_sim_trace_kind kind, uint8_t t, uint8_t byte)
 {
     unsigned n = 0;
     pcam_sim_trace_entry e;
     assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
     for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
-        n += e.kind == PCAM_SIM_TR_COMMAND && e.target == t && e.byte == op;
+        n += e.kind == kind && e.target == t && e.byte == byte;
     return n;
 }
+/* CDBs with opcode `op` the target `t` received. */
+static unsigned cdbs_seen(fx *f, uint8_t t, uint8_t op)
+{
+    return trace_count(f, PCAM_SIM_TR_COMMAND, t, op);
+}
+/* Message-out bytes `msg` sent to target t (inline: not every file that
+ * includes this asks). */
+static inline unsigned msgs_out(fx *f, uint8_t t, uint8_t msg)
+{
+    return trace_count(f, PCAM_SIM_TR_MSG_OUT, t, msg);
+}
+
 
 /*
  * A bus with disks (1024 blocks, LUN 0) at IDs 0..ndisks-1, scanned, then

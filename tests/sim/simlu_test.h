@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Shared helpers of the sim_lu tests (test_simlu.c, test_simlu_more.c):
- * run one CDB against an LU with a canary after the buffer, and check the
- * outcome byte for byte.
+ * the disk they test, run one CDB against an LU with a canary after the
+ * buffer, and check the outcome byte for byte.
  */
 #ifndef SIMLU_TEST_H
 #define SIMLU_TEST_H
@@ -16,6 +16,20 @@
 #define TEST_GUARD 16u
 
 static uint8_t test_buf[TEST_BUF + TEST_GUARD];
+
+/* The disk both files test: 1000 blocks of 512 bytes with a known pattern. */
+static uint8_t store[1000 * 512];
+static pcam_simlu lu;
+
+static int setup_disk(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof store; i++)
+        store[i] = (uint8_t)(i * 7 + (i >> 9));
+    pcam_simlu_init_disk(&lu, store, 1000, 512, "PCAM", "SIMDISK", "SN0001");
+    lu.ua_pending = false; /* most tests are not about the power-on UA */
+    return 0;
+}
 
 /* Prepare `cdb` with a `cap`-byte buffer and check nothing beyond `cap` moved. */
 static inline pcam_simlu_cmd run_cdb(pcam_simlu *lu, const uint8_t *cdb, size_t len, uint32_t cap,

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../../core/common/common.h"
 
 #define NLUNS 16
 #define MAXHELD 16

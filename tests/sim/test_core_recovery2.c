@@ -40,17 +40,6 @@
 
 /* ---- part 2 helpers ---- */
 
-/* Message-out bytes `msg` sent to target t, from the bus trace. */
-static unsigned msgs_out(fx *f, uint8_t t, uint8_t msg)
-{
-    unsigned n = 0;
-    pcam_sim_trace_entry e;
-    assert_int_equal(pcam_sim_trace_dropped(f->r.sim), 0);
-    for (size_t i = 0; pcam_sim_trace_get(f->r.sim, i, &e); i++)
-        n += e.kind == PCAM_SIM_TR_MSG_OUT && e.target == t && e.byte == msg;
-    return n;
-}
-
 /* Position of the first event `code` (for target t, 0xFF = any), or -1. */
 static int ev_index(fx *f, uint16_t code, uint8_t t)
 {

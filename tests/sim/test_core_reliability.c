@@ -41,7 +41,7 @@
 
 #include "pcam/pcam_cdb.h"
 #include "pcam/pcam_msg.h"
-#include "pcam_core.h"
+#include "../../core/common/common.h"
 #include "simrig.h"
 
 /* Not every helper of the shared fixture is used by every case here. */

@@ -18,18 +18,6 @@
 #include "pcam/pcam_err.h"
 #include "simlu_test.h"
 
-static uint8_t store[1000 * 512];
-static pcam_simlu lu;
-
-static int setup_disk(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof store; i++)
-        store[i] = (uint8_t)(i * 7 + (i >> 9));
-    pcam_simlu_init_disk(&lu, store, 1000, 512, "PCAM", "SIMDISK", "SN0001");
-    lu.ua_pending = false; /* most tests are not about the power-on UA */
-    return 0;
-}
 
 static void init_defaults(void **state)
 {

@@ -20,19 +20,7 @@
 #include "pcam/pcam_err.h"
 #include "simlu_test.h"
 
-static uint8_t store[1000 * 512];
 static uint8_t cdstore[100 * 2048];
-static pcam_simlu lu;
-
-static int setup_disk(void **state)
-{
-    (void)state;
-    for (size_t i = 0; i < sizeof store; i++)
-        store[i] = (uint8_t)(i * 7 + (i >> 9));
-    pcam_simlu_init_disk(&lu, store, 1000, 512, "PCAM", "SIMDISK", "SN0001");
-    lu.ua_pending = false;
-    return 0;
-}
 
 /* Run a MODE SELECT with this parameter list; return the command after finish_out. */
 static pcam_simlu_cmd mode_select(const uint8_t *cdb, size_t cdb_len, const uint8_t *list, size_t n)

@@ -31,36 +31,6 @@
 static const char *image, *image2, *image3;
 static pcam_qemu_drive drives[2];
 
-static void host_blocks(const char *img, uint32_t lba, uint32_t n, uint8_t *out)
-{
-    assert_true(qrig_read_file(img, (uint64_t)lba * 512u, out, (size_t)n * 512u));
-}
-
-static void fill(uint8_t *p, size_t n, uint32_t seed)
-{
-    for (size_t i = 0; i < n; i++)
-        p[i] = (uint8_t)((i * 131u + seed * 7u + (i >> 9)) ^ (seed >> 3));
-}
-
-static void rw(qbus *b, uint8_t t, bool write, bool c16, uint32_t lba, uint32_t n, void *buf,
-               const pcam_sg *sg, uint16_t nsg)
-{
-    uint8_t cdb[16];
-    qccb c;
-    if (c16)
-        cdb_rw16(cdb, write, lba, n);
-    else
-        cdb_rw10(cdb, write, lba, (uint16_t)n);
-    qccb_io(&c, t, 0, cdb, c16 ? 16 : 10, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * 512u);
-    c.ccb.u.io.sg = sg;
-    c.ccb.u.io.sg_count = nsg;
-    if (nsg > 0)
-        c.ccb.u.io.data = NULL;
-    qbus_sync(b, &c, 10000);
-    qbus_expect(&c, PCAM_REQ_CMP);
-    assert_int_equal(c.ccb.u.io.resid, 0);
-}
-
 static void test_scan(void **state)
 {
     qbus b;
@@ -96,38 +66,10 @@ static void test_scan(void **state)
 
 static void test_read_write(void **state)
 {
-    uint8_t *buf = malloc(128 * 512), *want = malloc(128 * 512);
-    pcam_counters cnt;
     qbus b;
     (void)state;
     qbus_start(&b, drives, 2, NULL, NULL);
-    for (unsigned k = 0; k < 2; k++) {
-        uint32_t base = 100 + 400 * k;
-        memset(buf, 0xa5, 512);
-        rw(&b, 0, false, k == 1, base, 1, buf, NULL, 0);
-        host_blocks(image, base, 1, want);
-        assert_memory_equal(buf, want, 512);
-        rw(&b, 0, false, k == 1, base + 1, 128, buf, NULL, 0);
-        host_blocks(image, base + 1, 128, want);
-        assert_memory_equal(buf, want, 128 * 512);
-        fill(buf, 17 * 512, k + 10);
-        rw(&b, 0, true, k == 1, base + 200, 17, buf, NULL, 0);
-        host_blocks(image, base + 200, 17, want);
-        assert_memory_equal(want, buf, 17 * 512);
-        memset(buf, 0, 17 * 512);
-        rw(&b, 0, false, k == 1, base + 200, 17, buf, NULL, 0);
-        assert_memory_equal(want, buf, 17 * 512);
-    }
-    /* The other disk holds its own pattern. */
-    rw(&b, 2, false, false, 77, 2, buf, NULL, 0);
-    qrig_sector(want, 77, SALT2);
-    qrig_sector(want + 512, 78, SALT2);
-    assert_memory_equal(buf, want, 1024);
-    assert_int_equal(pcam_bus_get_counters(&b.bus, 0, &cnt), PCAM_OK);
-    assert_int_equal(cnt.check_conditions, 1); /* the power-on UNIT ATTENTION, retried away */
-    assert_int_equal(cnt.errors, 0);
-    free(buf);
-    free(want);
+    qbus_check_read_write(&b, image, 2, SALT2);
     qbus_stop(&b);
 }
 
@@ -149,8 +91,8 @@ static void test_sg_and_short_read(void **state)
         off += seg[i];
     }
     memset(mem, 0xee, 8192);
-    rw(&b, 0, false, false, 3000, 12, NULL, sg, 5);
-    host_blocks(image, 3000, 12, want);
+    qbus_rw(&b, 0, false, false, 3000, 12, NULL, sg, 5);
+    qbus_image_blocks(image, 3000, 12, want);
     off = 0;
     for (unsigned i = 0; i < 5; i++) {
         assert_memory_equal(sg[i].addr, want + off, seg[i]);
@@ -160,9 +102,9 @@ static void test_sg_and_short_read(void **state)
     }
     /* Write through the same list, read back flat. */
     for (unsigned i = 0; i < 5; i++)
-        fill(sg[i].addr, sg[i].len, 40 + i);
-    rw(&b, 0, true, false, 3100, 12, NULL, sg, 5);
-    host_blocks(image, 3100, 12, want);
+        qbus_fill(sg[i].addr, sg[i].len, 40 + i);
+    qbus_rw(&b, 0, true, false, 3100, 12, NULL, sg, 5);
+    qbus_image_blocks(image, 3100, 12, want);
     off = 0;
     for (unsigned i = 0; i < 5; i++) {
         assert_memory_equal(sg[i].addr, want + off, seg[i]);
@@ -218,7 +160,7 @@ static void test_tagged_depth(void **state)
     memset(&sc, 0, sizeof sc);
     assert_int_equal(qbus_func(&b, &sc, PCAM_FN_SCAN_LUN, 3, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
     /* Settle the power-on UNIT ATTENTION and the tag decision first. */
-    rw(&b, 3, false, false, 0, 1, buf, NULL, 0);
+    qbus_rw(&b, 3, false, false, 0, 1, buf, NULL, 0);
     /* Errors are counted from here: the scan's own commands may meet the
      * power-on UNIT ATTENTION before this (the core's scan clears it). */
     pcam_counters before;
@@ -239,7 +181,7 @@ static void test_tagged_depth(void **state)
         assert_true(qbus_run_until(&b, &deep_done, (r + 1) * DEPTH, 30000));
         for (unsigned i = 0; i < DEPTH; i++) {
             qbus_expect(&c[i], PCAM_REQ_CMP);
-            host_blocks(image3, 1000 + (r * DEPTH + i) * 8u, 8, want);
+            qbus_image_blocks(image3, 1000 + (r * DEPTH + i) * 8u, 8, want);
             assert_memory_equal(buf + (size_t)i * 4096, want, 4096);
         }
     }
@@ -260,24 +202,8 @@ static void test_tagged_depth(void **state)
     free(want);
     qbus_stop(&b);
     /* From QEMU's side: how many tagged commands its model held at once. */
-    FILE *f = fopen(tracefile, "r");
-    assert_non_null(f);
-    char line[512];
-    int held = 0, most = 0, queued = 0;
-    int nl = 0;
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (getenv("SYM_TRACE_DUMP") != NULL && nl++ < 60)
-            fputs(line, stdout);
-        if (strstr(line, "lsi_queue_command") != NULL) {
-            held++;
-            queued++;
-        } else if (strstr(line, "lsi_reselect") != NULL) {
-            held--;
-        }
-        if (held > most)
-            most = held;
-    }
-    fclose(f);
+    int queued = 0, most = 0;
+    qbus_trace_depth(tracefile, "lsi_queue_command", "lsi_reselect", &queued, &most);
     printf("QEMU trace: %d commands queued by the model on disconnect, at most %d at once\n", queued, most);
     assert_true(queued >= 4 * DEPTH);
     assert_true(most >= 8); /* "several": 24 when the host keeps up, fewer under load */

@@ -107,8 +107,11 @@ for a in "5 0" "2 1"; do
   expect "^@ABSENT t=$1 l=$2 build=NOT_FOUND get=NOT_FOUND pt=INVALID_PARAMETER ev=INVALID_PARAMETER signals=0 reset=INVALID_PARAMETER\$" \
     "absent target $1 LUN $2: every function refuses it with the documented status"
 done
-expect "^@NAME driver=\"pcam SCSI pass-thru driver \\(AM53C974, 53C8xx\\)\" controller=SUCCESS \"$name\" fr=UNSUPPORTED\$" \
-  "COMPONENT_NAME2: driver and controller names in en, fr unsupported"
+# The driver's name ends in pcam's version (include/pcam/pcam_version.h).
+ver=$(sed -n 's/^#define PCAM_VERSION_STRING "\(.*\)"$/\1/p' "$(dirname "$0")/../../include/pcam/pcam_version.h" | sed 's/\./\\./g')
+[ -n "$ver" ] || fail "no PCAM_VERSION_STRING in include/pcam/pcam_version.h"
+expect "^@NAME driver=\"pcam SCSI pass-thru driver \\(AM53C974, 53C8xx\\) ${ver:-none}\" controller=SUCCESS \"$name\" fr=UNSUPPORTED\$" \
+  "COMPONENT_NAME2: driver name (with pcam's version) and controller name in en, fr unsupported"
 
 # ---- sense, residuals ----
 expect '^@CD st=DEVICE_ERROR ha=00 ts=02 .* key=2 asc=3A ascq=00$' "CD without medium: CHECK CONDITION, NOT READY 2/3A/00 in SenseData"

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "pcam_core.h"
+#include "../../core/nego/nego.h"
 #include "pcam/pcam_msg.h"
 
 #define T 3 /* the target every test talks to */

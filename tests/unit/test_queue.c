@@ -7,103 +7,13 @@
  * queues") and the settings documented in pcam.h; the bus is a zeroed
  * pcam_bus with just the fields the queue reads filled in.
  */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdint.h>
-#include <cmocka.h>
-
-#include <stdlib.h>
-#include <string.h>
-
-#include "pcam_core.h"
-
 #define NT 8   /* narrow bus, initiator at 7 */
-#define LPT 2
 #define NCCB 300
-
-typedef struct fx {
-    pcam_bus bus;
-    pcam_lun luns[NT * LPT];
-    pcam_ccb ccb[NCCB];
-} fx;
-
-static uint64_t clock_ns;
-static uint64_t fake_now(void *ctx)
-{
-    (void)ctx;
-    return clock_ns;
-}
-
-/* The documented defaults of pcam_bus_config (pcam.h), set by hand so the
- * test links against the queue alone. */
-static void defaults(pcam_bus_config *c)
-{
-    memset(c, 0, sizeof *c);
-    c->luns_per_target = LPT;
-    c->tag_depth = 32;
-    c->tag_depth_max = 64;
-    c->tag_depth_floor = 2;
-    c->qfull_ramp_successes = 128;
-    c->age_count = 64;
-    c->age_ms = 1000;
-    c->bus_starve_ms = 500;
-    c->aging_enabled = true;
-}
-
-static int setup(void **state)
-{
-    fx *f = calloc(1, sizeof *f);
-    assert_non_null(f);
-    clock_ns = 0;
-    defaults(&f->bus.cfg);
-    f->bus.caps.max_targets = NT;
-    f->bus.caps.initiator_id = 7;
-    f->bus.plat.now_ns = fake_now;
-    f->bus.luns = f->luns;
-    f->bus.nluns = NT * LPT;
-    for (unsigned i = 0; i < NT * LPT; i++) {
-        pcam_q_lun_init(&f->bus, &f->luns[i]);
-        f->luns[i].dev.flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
-    }
-    *state = f;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    free(*state);
-    return 0;
-}
-
-static void ok(const fx *f)
-{
-    const char *e = pcam_q_check(&f->bus, NULL);
-    if (e != NULL)
-        fail_msg("invariant: %s", e);
-}
+#include "queue_fixture.h"
 
 static pcam_lun *lun_of(fx *f, uint8_t t, uint8_t l)
 {
     return pcam_core_lun(&f->bus, t, l);
-}
-
-/* Submit ccb[i] to (t, l); action 0 means untagged. */
-static pcam_ccb *sub(fx *f, unsigned i, uint8_t t, uint8_t l, uint8_t action)
-{
-    pcam_ccb *c = &f->ccb[i];
-    memset(c, 0, sizeof *c);
-    c->func = PCAM_FN_SCSI_IO;
-    c->target = t;
-    c->lun = l;
-    if (action != 0) {
-        c->flags = PCAM_CCB_TAGGED;
-        c->u.io.tag_action = action;
-    }
-    c->priv.retries_left = 3;
-    pcam_q_submit(&f->bus, lun_of(f, t, l), c);
-    ok(f);
-    return c;
 }
 
 /* These tests change freezes, holds and the clock directly, where the

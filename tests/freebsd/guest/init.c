@@ -33,7 +33,8 @@
 /* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
 enum {
     SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
-    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_pread = 475, SYS_pwrite = 476
+    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_kenv = 390, SYS_pread = 475, SYS_pwrite = 476,
+    SYS___sysctlbyname = 570, SYS_nanosleep = 240, SYS_fork = 2, SYS_wait4 = 7
 };
 #define CLOCK_MONOTONIC 4
 #define O_RDONLY 0
@@ -41,19 +42,24 @@ enum {
 #define RB_POWEROFF 0x4000
 #define DIOCGMEDIASIZE 0x40086481ul /* _IOR('d', 129, off_t) */
 
-/* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8; the carry
- * flag says the result in rax is an errno. Returned here as -errno. */
-static long sc(long n, long a1, long a2, long a3, long a4)
+/* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8, r9; the
+ * carry flag says the result in rax is an errno. Returned here as -errno. */
+static long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 {
     register long r10 __asm__("r10") = a4;
-    register long r8 __asm__("r8") = 0;
-    register long r9 __asm__("r9") = 0;
+    register long r8 __asm__("r8") = a5;
+    register long r9 __asm__("r9") = a6;
     unsigned char cf;
     __asm__ volatile("syscall\n\tsetc %1"
                      : "+a"(n), "=r"(cf), "+D"(a1), "+S"(a2), "+d"(a3), "+r"(r10), "+r"(r8), "+r"(r9)
                      :
                      : "rcx", "r11", "memory", "cc");
     return cf ? -n : n;
+}
+
+static long sc(long n, long a1, long a2, long a3, long a4)
+{
+    return sc6(n, a1, a2, a3, a4, 0, 0);
 }
 
 /* The compiler may emit calls to these even in a freestanding program. */
@@ -147,14 +153,15 @@ static void read_check(int unit, int fd, const char *what, unsigned long lba, un
     result(unit, what, r == (long)len && bad < 0, r != (long)len ? (r < 0 ? r : 0) : bad);
 }
 
-static void test_disk(int unit)
+/* Returns 0 when there is no such disk. */
+static int test_disk(int unit)
 {
     char path[] = "/dev/daN";
     long size = 0, fd, r;
     path[7] = (char)('0' + unit);
     fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
     if (fd < 0)
-        return;
+        return 0;
     r = sc(SYS_ioctl, fd, (long)DIOCGMEDIASIZE, (long)&size, 0);
     put("PCAMTEST da");
     put_num((unsigned long)unit);
@@ -164,7 +171,7 @@ static void test_disk(int unit)
     if (r != 0 || size < (long)(PAT_WRITE_LBA + PAT_WRITE_BLOCKS) * 512) {
         result(unit, "size", 0, r);
         sc(SYS_close, fd, 0, 0, 0);
-        return;
+        return 1;
     }
     if ((unsigned long)size > PAT_BIG_BASE * 512ul) {
         read_check(unit, fd, "read-2t", PAT_BIG_BASE, PAT_BIG_BLOCKS * 512ul, 0);
@@ -175,7 +182,7 @@ static void test_disk(int unit)
         memset(buf, 0, sizeof buf);
         read_check(unit, fd, "readback-2t", PAT_BIG_BASE + PAT_WRITE_LBA, PAT_WRITE_BLOCKS * 512ul, 1);
         sc(SYS_close, fd, 0, 0, 0);
-        return;
+        return 1;
     }
     if (small_unit == 0)
         small_unit = unit;
@@ -203,6 +210,7 @@ static void test_disk(int unit)
         put("\n");
     }
     sc(SYS_close, fd, 0, 0, 0);
+    return 1;
 }
 
 /* CAM's CCB as FreeBSD 13.2 amd64 lays it out: the size of union ccb and
@@ -213,6 +221,7 @@ static void test_disk(int unit)
 enum { CCB_PRIO = 0x00, CCB_FUNC = 0x50, CCB_STATUS = 0x54, CCB_PATH = 0x60, CCB_TARGET = 0x64, CCB_LUN = 0x68 };
 #define CAMIOCOMMAND 0xc4e01a02ul /* _IOWR(CAM_VERSION 0x1a, 2, union ccb) */
 #define XPT_RESET_BUS 0x411u /* 0x11 | XPT_FC_XPT_ONLY (0x400) */
+#define XPT_SCAN_BUS 0x708u  /* 0x08 | XPT_FC_QUEUED (0x100) | XPT_FC_USER_CCB (0x200) | XPT_FC_XPT_ONLY */
 #define CAM_PRIORITY_NORMAL 0x480u
 #define CAM_STATUS_MASK 0x3fu
 #define CAM_TARGET_WILDCARD 0xffffffffu /* ((target_id_t)~0), target_id_t is u_int */
@@ -244,13 +253,27 @@ static void put_long(long v)
     put_num((unsigned long)(v < 0 ? -v : v));
 }
 
+/* A bus-wide CCB (XPT_RESET_BUS, XPT_SCAN_BUS) for bus 0, all targets and
+ * the given LUN, through /dev/xpt0's CAMIOCOMMAND; the status stays in ccb[]. */
+static long xpt_bus_ccb(long fd, unsigned func, unsigned long lun)
+{
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, func, 4);
+    ccb_put(CCB_PATH, 0, 4);
+    ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
+    ccb_put(CCB_LUN, lun, 8);
+    return sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+}
+
 /* XPT_RESET_BUS on bus 0 through /dev/xpt0's CAMIOCOMMAND, as camcontrol
  * reset does: first with the LUN written as 64-bit all ones (what the
  * first attempt did; xptdoioctl compares target_lun with
  * CAM_LUN_WILDCARD and refuses it: EINVAL), then with the wildcard as CAM
  * defines it. Prints "PCAMTEST reset-bus-lun64 <ioctl result>" and
- * "PCAMTEST reset-bus <ioctl result> status <CAM status>", then reads and
- * checks da<small_unit> again ("after-reset"). */
+ * "PCAMTEST reset-bus <ioctl result> status <CAM status>", rescans the bus
+ * (XPT_SCAN_BUS, "PCAMTEST scan-bus ..."), then reads and checks
+ * da<small_unit> again ("after-reset"). */
 static void reset_bus(void)
 {
     long fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0), r;
@@ -259,13 +282,7 @@ static void reset_bus(void)
         return;
     }
     for (int pass = 0; pass < 2; pass++) {
-        memset(ccb, 0, sizeof ccb);
-        ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-        ccb_put(CCB_FUNC, XPT_RESET_BUS, 4);
-        ccb_put(CCB_PATH, 0, 4);
-        ccb_put(CCB_TARGET, CAM_TARGET_WILDCARD, 4);
-        ccb_put(CCB_LUN, pass == 0 ? ~0ul : CAM_LUN_WILDCARD, 8);
-        r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+        r = xpt_bus_ccb(fd, XPT_RESET_BUS, pass == 0 ? ~0ul : CAM_LUN_WILDCARD);
         put(pass == 0 ? "PCAMTEST reset-bus-lun64 " : "PCAMTEST reset-bus ");
         put_long(r);
         if (pass == 1) {
@@ -276,6 +293,16 @@ static void reset_bus(void)
         }
         put("\n");
     }
+    /* A rescan, as camcontrol rescan sends it: CAM probes every ID through
+     * pcam again and must find the same disks (no new attach line). */
+    r = xpt_bus_ccb(fd, XPT_SCAN_BUS, CAM_LUN_WILDCARD);
+    put("PCAMTEST scan-bus ");
+    put_long(r);
+    put(" status ");
+    put_num(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK);
+    put("\n");
+    if (r != 0 || (ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) != 1)
+        fails++;
     sc(SYS_close, fd, 0, 0, 0);
     if (small_unit != 0) {
         char path[] = "/dev/daN";
@@ -300,31 +327,17 @@ enum {
 #define CAMGETPASSTHRU 0xc4e01a03ul /* _IOWR(CAM_VERSION 0x1a, 3, union ccb) */
 #define XPT_SCSI_IO 0x901u           /* 0x01 | XPT_FC_DEV_QUEUED (0x800 | XPT_FC_QUEUED 0x100) */
 #define XPT_RESET_DEV 0x912u         /* 0x12 | XPT_FC_DEV_QUEUED */
+#define XPT_EN_LUN 0x30u             /* target mode's enable LUN: no flags */
 #define CAM_DIR_IN 0x40u
 #define CAM_DIR_NONE 0xc0u
 
-/* One XPT_SCSI_IO through the pass(4) device fd: READ(10) of blocks at
- * block 0 with cdb_len and dxfer_len as given. Prints "PCAMTEST pass
- * <what> <ioctl result> status <CAM status>" and returns that status (0
- * when the ioctl failed). */
-static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb_len, unsigned long len)
+/* Send the CCB built in ccb[] through the pass(4) device fd. Prints
+ * "PCAMTEST pass <what> <ioctl result> status <CAM status>" and returns
+ * that status (0 when the ioctl failed). */
+static unsigned pass_send(long fd, const char *what)
 {
-    long r;
-    unsigned st;
-    memset(ccb, 0, sizeof ccb);
-    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-    ccb_put(CCB_FUNC, XPT_SCSI_IO, 4);
-    ccb_put(CCB_FLAGS, len != 0 ? CAM_DIR_IN : CAM_DIR_NONE, 4);
-    ccb_put(CCB_TIMEOUT, 10000, 4);
-    ccb_put(CSIO_DATA_PTR, len != 0 ? (unsigned long)buf : 0, 8);
-    ccb_put(CSIO_DXFER_LEN, len, 4);
-    ccb_put(CSIO_SENSE_LEN, 32, 1);
-    ccb_put(CSIO_CDB_LEN, cdb_len, 1);
-    ccb[CSIO_CDB] = 0x28; /* READ(10), LBA 0 */
-    ccb[CSIO_CDB + 7] = (unsigned char)(blocks >> 8);
-    ccb[CSIO_CDB + 8] = (unsigned char)blocks;
-    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
-    st = r == 0 ? (unsigned)(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) : 0;
+    long r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
+    unsigned st = r == 0 ? (unsigned)(ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) : 0;
     put("PCAMTEST pass ");
     put(what);
     put(" ");
@@ -335,13 +348,42 @@ static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb
     return st;
 }
 
+/* A CCB of function func with no data, as far as the header. */
+static void pass_hdr(unsigned func)
+{
+    memset(ccb, 0, sizeof ccb);
+    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
+    ccb_put(CCB_FUNC, func, 4);
+    ccb_put(CCB_FLAGS, CAM_DIR_NONE, 4);
+    ccb_put(CCB_TIMEOUT, 10000, 4);
+}
+
+/* One XPT_SCSI_IO through the pass(4) device fd: READ(10) of blocks at
+ * block 0 with cdb_len and dxfer_len as given (CAM_DIR_IN with data, else
+ * CAM_DIR_NONE; with ptr_no_len, CAM_DIR_IN with a data pointer and a
+ * dxfer_len of 0). */
+static unsigned pass_io(long fd, const char *what, unsigned blocks, unsigned cdb_len, unsigned long len, int ptr_no_len)
+{
+    pass_hdr(XPT_SCSI_IO);
+    ccb_put(CCB_FLAGS, len != 0 || ptr_no_len ? CAM_DIR_IN : CAM_DIR_NONE, 4);
+    ccb_put(CSIO_DATA_PTR, len != 0 || ptr_no_len ? (unsigned long)buf : 0, 8);
+    ccb_put(CSIO_DXFER_LEN, len, 4);
+    ccb_put(CSIO_SENSE_LEN, 32, 1);
+    ccb_put(CSIO_CDB_LEN, cdb_len, 1);
+    ccb[CSIO_CDB] = 0x28; /* READ(10), LBA 0 */
+    ccb[CSIO_CDB + 7] = (unsigned char)(blocks >> 8);
+    ccb[CSIO_CDB + 8] = (unsigned char)blocks;
+    return pass_send(fd, what);
+}
+
 /* Bad input through pass(4): the pass device of da<small_unit> (found with
  * CAMGETPASSTHRU on /dev/xpt0), then CAMIOCOMMAND with a good READ(10)
  * (data checked), a CDB of 17 bytes (more than the SIM takes), a
  * zero-length transfer (READ(10) of 0 blocks, CAM_DIR_NONE), a transfer of
- * 129 blocks (one past the 64 KiB maxio pcam announces), a good READ(10)
- * again, XPT_RESET_DEV and a good READ(10) after it. The host asserts each
- * line. */
+ * 129 blocks (one past the 64 KiB maxio pcam announces), CAM_DIR_IN with
+ * a data pointer and no length, XPT_EN_LUN (a function pcam lacks), a good
+ * READ(10) again, XPT_RESET_DEV and a good READ(10) after it. The host
+ * asserts each line. */
 static void pass_bad_input(void)
 {
     char path[] = "/dev/passNN";
@@ -374,28 +416,22 @@ static void pass_bad_input(void)
         return;
     }
     memset(buf, 0, 512);
-    if (pass_io(fd, "read", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+    if (pass_io(fd, "read", 1, 10, 512, 0) != 1 || check(0, 512, 0) >= 0)
         fails++;
-    pass_io(fd, "cdb17", 1, 17, 512);
-    pass_io(fd, "zero-length", 0, 10, 0);
-    pass_io(fd, "oversize", 129, 10, 129 * 512);
+    pass_io(fd, "cdb17", 1, 17, 512, 0);
+    pass_io(fd, "zero-length", 0, 10, 0, 0);
+    pass_io(fd, "oversize", 129, 10, 129 * 512, 0);
+    pass_io(fd, "ptr-no-length", 1, 10, 0, 1);
+    pass_hdr(XPT_EN_LUN); /* target mode: a function this SIM lacks */
+    pass_send(fd, "en-lun");
     memset(buf, 0, 512);
-    if (pass_io(fd, "read-again", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+    if (pass_io(fd, "read-again", 1, 10, 512, 0) != 1 || check(0, 512, 0) >= 0)
         fails++;
     /* A device reset through the same pass device, then a read again. */
-    memset(ccb, 0, sizeof ccb);
-    ccb_put(CCB_PRIO, CAM_PRIORITY_NORMAL, 4);
-    ccb_put(CCB_FUNC, XPT_RESET_DEV, 4);
-    ccb_put(CCB_FLAGS, CAM_DIR_NONE, 4);
-    ccb_put(CCB_TIMEOUT, 10000, 4);
-    r = sc(SYS_ioctl, fd, (long)CAMIOCOMMAND, (long)ccb, 0);
-    put("PCAMTEST pass reset-dev ");
-    put_long(r);
-    put(" status ");
-    put_num(r == 0 ? ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK : 0);
-    put("\n");
+    pass_hdr(XPT_RESET_DEV);
+    pass_send(fd, "reset-dev");
     memset(buf, 0, 512);
-    if (pass_io(fd, "read-after-reset-dev", 1, 10, 512) != 1 || check(0, 512, 0) >= 0)
+    if (pass_io(fd, "read-after-reset-dev", 1, 10, 512, 0) != 1 || check(0, 512, 0) >= 0)
         fails++;
     sc(SYS_close, fd, 0, 0, 0);
 }
@@ -455,16 +491,411 @@ static void disklate(void)
     sc(SYS_close, fd, 0, 0, 0);
 }
 
+/* ---- hot removal and addition (loader.conf: pcamtest.hotplug="1") ---- */
+
+static void nap(unsigned long ms)
+{
+    long ts[2] = {(long)(ms / 1000), (long)(ms % 1000) * 1000000};
+    sc(SYS_nanosleep, (long)ts, 0, 0, 0);
+}
+
+/* The first daN (1..9) with a size in [lo, hi], or 0. */
+static int find_unit(unsigned long lo, unsigned long hi)
+{
+    for (int unit = 1; unit <= 9; unit++) {
+        char path[] = "/dev/daN";
+        long size = 0, fd, r;
+        path[7] = (char)('0' + unit);
+        fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+        if (fd < 0)
+            continue;
+        r = sc(SYS_ioctl, fd, (long)DIOCGMEDIASIZE, (long)&size, 0);
+        sc(SYS_close, fd, 0, 0, 0);
+        if (r == 0 && (unsigned long)size >= lo && (unsigned long)size <= hi)
+            return unit;
+    }
+    return 0;
+}
+
+static void say_unit(const char *what, int unit, const char *rest)
+{
+    put("PCAMTEST ");
+    put(what);
+    put(" da");
+    put_num((unsigned long)unit);
+    put(rest);
+}
+
+/* After a disk went: CAM must take its daN away (open fails) within 60 s. */
+static void wait_gone(const char *what, int unit)
+{
+    char path[] = "/dev/daN";
+    path[7] = (char)('0' + unit);
+    for (int i = 0; i < 600; i++) {
+        long fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+        if (fd < 0) {
+            say_unit(what, unit, " gone ");
+            put_long(fd);
+            put("\n");
+            return;
+        }
+        sc(SYS_close, fd, 0, 0, 0);
+        nap(100);
+    }
+    say_unit(what, unit, " still there after 60 s\n");
+    fails++;
+}
+
+/* Reads of len bytes at block 0 (every gap_ms), or sequential 64 KiB reads
+ * below the fault block, until one fails (at most about 120 s). Prints
+ * "PCAMTEST <what> daN reads <good ones> then <error>". */
+static void read_until_error(const char *what, int unit, unsigned long gap_ms)
+{
+    char path[] = "/dev/daN";
+    unsigned long good = 0, t0 = 0, lba = 0;
+    long fd, r = 0;
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+    if (fd < 0) {
+        result(unit, what, 0, fd);
+        return;
+    }
+    t0 = now_ns();
+    while (now_ns() - t0 < 120000000000ul) {
+        r = sc(SYS_pread, fd, (long)buf, gap_ms != 0 ? 512 : 65536, (long)(lba * 512));
+        if (r < 0)
+            break;
+        good++;
+        if (gap_ms != 0) {
+            nap(gap_ms);
+        } else {
+            lba += 128;
+            if (lba + 128 > PAT_FAULT_LBA)
+                lba = 0;
+        }
+    }
+    sc(SYS_close, fd, 0, 0, 0);
+    say_unit(what, unit, " reads ");
+    put_num(good);
+    put(" then ");
+    put_long(r);
+    put("\n");
+    if (r >= 0)
+        fails++;
+}
+
+/* A request held by the target past its CAM timeout: the host throttles
+ * the 40 MiB disk's drive (block_set_io_throttle) when it sees the "ready"
+ * line, so that a 4 KiB read after a first one takes longer than da(4)'s timeout, and lifts
+ * the throttle once the console shows CAM's "Command timeout". pcam's core
+ * ends the held read by its recovery (ABORT TASK, and on a target deaf to
+ * it BUS DEVICE RESET and a bus reset); CAM retries, and the read returns
+ * the host pattern. Prints "PCAMTEST hold daN read <result> ms <time>". */
+static void hold(void)
+{
+    int unit = find_unit(40ul << 20, 40ul << 20);
+    char path[] = "/dev/daN";
+    unsigned long t0;
+    long fd, r;
+    if (unit == 0) {
+        result(0, "hold-disk", 0, 0);
+        return;
+    }
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDONLY, 0, 0);
+    if (fd < 0) {
+        result(unit, "hold-open", 0, fd);
+        return;
+    }
+    say_unit("hold", unit, " ready\n");
+    nap(3000);
+    /* QEMU's throttle lets a request through while its bucket is not full:
+     * this one fills it, the next one waits. */
+    sc(SYS_pread, fd, (long)buf, 4096, 0);
+    t0 = now_ns();
+    r = sc(SYS_pread, fd, (long)buf, 4096, 64 * 512);
+    say_unit("hold", unit, " read ");
+    put_long(r);
+    put(" ms ");
+    put_num((now_ns() - t0) / 1000000);
+    put("\n");
+    result(unit, "hold-data", r == 4096 && check(64, 4096, 0) < 0, r < 0 ? r : 0);
+    sc(SYS_close, fd, 0, 0, 0);
+}
+
+/* The host (boot.sh) answers each "ready" line through QEMU's monitor:
+ * device_del of the 3 TiB disk (target 3) while idle, of the 40 MiB disk
+ * (target 2) a second into a run of reads, then device_add of a 32 MiB
+ * disk at target 5, which the guest finds with XPT_SCAN_BUS and tests like
+ * the others. */
+static void hotplug(void)
+{
+    int idle = find_unit(PAT_BIG_BASE * 512ul, ~0ul), io = find_unit(40ul << 20, 40ul << 20), unit = 0, scans = 0;
+    long fd;
+    if (idle == 0 || io == 0) {
+        result(0, "hotplug-disks", 0, 0);
+        return;
+    }
+    say_unit("hot-del-idle", idle, " ready\n");
+    read_until_error("hot-del-idle", idle, 500);
+    wait_gone("hot-del-idle", idle);
+    say_unit("hot-del-io", io, " ready\n");
+    read_until_error("hot-del-io", io, 0);
+    wait_gone("hot-del-io", io);
+    put("PCAMTEST hot-add ready\n");
+    nap(3000);
+    fd = sc(SYS_open, (long)"/dev/xpt0", O_RDWR, 0, 0);
+    while (fd >= 0 && unit == 0 && scans < 20) {
+        long r = xpt_bus_ccb(fd, XPT_SCAN_BUS, CAM_LUN_WILDCARD);
+        scans++;
+        if (r != 0 || (ccb_get(CCB_STATUS, 4) & CAM_STATUS_MASK) != 1)
+            break;
+        unit = find_unit(32ul << 20, 32ul << 20);
+        if (unit == 0)
+            nap(1000);
+    }
+    if (fd >= 0)
+        sc(SYS_close, fd, 0, 0, 0);
+    if (unit == 0) {
+        result(0, "hot-add", 0, fd);
+        return;
+    }
+    say_unit("hot-add", unit, " after scans ");
+    put_num((unsigned long)scans);
+    put("\n");
+    test_disk(unit);
+}
+
+/* ---- sustained load (loader.conf: pcamtest.mode="soak", pcamtest.soak_s) ---- */
+
+/* One line built in a buffer and written at once, so that the workers'
+ * lines do not interleave on the console. */
+static char lbuf[256];
+static unsigned llen;
+static void lput(const char *s)
+{
+    while (*s != '\0' && llen < sizeof lbuf - 1)
+        lbuf[llen++] = *s++;
+}
+static void lnum(unsigned long v)
+{
+    char d[24];
+    int n = 0;
+    do
+        d[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    while (n > 0 && llen < sizeof lbuf - 1)
+        lbuf[llen++] = d[--n];
+}
+static void lflush(void)
+{
+    lbuf[llen++] = '\n';
+    sc(SYS_write, con, (long)lbuf, (long)llen, 0);
+    llen = 0;
+}
+
+/* FreeBSD's fork: rax holds a pid in both processes, rdx is 1 in the child. */
+static long fork_child(int *is_child)
+{
+    long n = SYS_fork, d = 0;
+    unsigned char cf;
+    __asm__ volatile("syscall\n\tsetc %1" : "+a"(n), "=r"(cf), "+d"(d) : : "rcx", "r11", "memory", "cc", "rdi", "rsi",
+                     "r8", "r9", "r10");
+    *is_child = !cf && d != 0;
+    return cf ? -n : n;
+}
+
+#define SOAK_BLOCKS 131072u /* each soak disk: 64 MiB */
+#define SOAK_CHUNK 16u      /* blocks per chunk; worker w owns the chunks with index % SOAK_WORKERS == w */
+#define SOAK_WORKERS 2u     /* per disk: with two disks, up to 4 commands queued at once (tags) */
+
+static void soak_fill(unsigned char *p, unsigned unit, unsigned long lba, unsigned gen)
+{
+    for (unsigned j = 0; j < 512; j++)
+        p[j] = pat_soak(unit, lba, gen, j);
+}
+
+static unsigned short soak_gen[SOAK_BLOCKS]; /* 0: still the host pattern; the child's own copy */
+
+/* Sectors of buf (n from lba) that are not what this worker last wrote there. */
+static unsigned long soak_wrong(unsigned unit, unsigned long lba, unsigned n)
+{
+    static unsigned char want[512];
+    unsigned long bad = 0;
+    for (unsigned s = 0; s < n; s++) {
+        unsigned long b = lba + s;
+        int diff = 0;
+        if (soak_gen[b] != 0)
+            soak_fill(want, unit, b, soak_gen[b]);
+        for (unsigned j = 0; j < 512 && !diff; j++)
+            diff = buf[s * 512 + j] != (soak_gen[b] != 0 ? want[j] : pat_host(b, j));
+        bad += (unsigned long)diff;
+    }
+    return bad;
+}
+
+/* One worker: random reads and writes of 1..SOAK_CHUNK blocks inside its
+ * own chunks of daN for `secs`, every read checked, then one read of every
+ * chunk it owns. Prints its counters and exits. */
+static void soak_worker(unsigned unit, unsigned w, unsigned long secs)
+{
+    char path[] = "/dev/daN";
+    unsigned long x = 0x9E3779B97F4A7C15ul ^ (unit * 1000003ul + w), t0 = now_ns();
+    unsigned long reads = 0, writes = 0, sin = 0, sout = 0, bad = 0, ioerr = 0;
+    long fd;
+    path[7] = (char)('0' + unit);
+    fd = sc(SYS_open, (long)path, O_RDWR, 0, 0);
+    for (int pass = 0; fd >= 0 && pass < 2; pass++) {
+        unsigned long c = w;
+        while (pass == 0 ? now_ns() - t0 < secs * 1000000000ul : c < SOAK_BLOCKS / SOAK_CHUNK) {
+            unsigned long lba, n;
+            int wr;
+            long r;
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            if (pass == 0) {
+                c = (x >> 8) % (SOAK_BLOCKS / SOAK_CHUNK / SOAK_WORKERS) * SOAK_WORKERS + w;
+                lba = c * SOAK_CHUNK + (x >> 40) % SOAK_CHUNK;
+                n = 1 + (x >> 50) % (SOAK_CHUNK - (lba - c * SOAK_CHUNK));
+                wr = (int)(x & 1);
+            } else {
+                lba = c * SOAK_CHUNK, n = SOAK_CHUNK, wr = 0;
+                c += SOAK_WORKERS;
+            }
+            if (wr) {
+                for (unsigned s = 0; s < n; s++) {
+                    unsigned short g = (unsigned short)(soak_gen[lba + s] + 1 == 0 ? 1 : soak_gen[lba + s] + 1);
+                    soak_fill(buf + s * 512, unit, lba + s, g);
+                    soak_gen[lba + s] = g;
+                }
+                r = sc(SYS_pwrite, fd, (long)buf, (long)(n * 512), (long)(lba * 512));
+                writes++, sout += n;
+            } else {
+                r = sc(SYS_pread, fd, (long)buf, (long)(n * 512), (long)(lba * 512));
+                reads++, sin += n;
+                if (r == (long)(n * 512))
+                    bad += soak_wrong(unit, lba, (unsigned)n);
+            }
+            ioerr += (unsigned long)(r != (long)(n * 512));
+        }
+    }
+    lput("PCAMTEST soak da"), lnum(unit), lput(" w"), lnum(w);
+    lput(" reads "), lnum(reads), lput(" writes "), lnum(writes), lput(" sectors-in "), lnum(sin);
+    lput(" sectors-out "), lnum(sout), lput(" wrong "), lnum(bad), lput(" ioerr "), lnum(ioerr + (fd < 0));
+    lflush();
+    sc(SYS_exit, 0, 0, 0, 0);
+}
+
+/* SOAK_WORKERS workers on each of da1 and da2, for `secs`; the parent waits. */
+static void soak(unsigned long secs)
+{
+    long pids[2 * SOAK_WORKERS];
+    unsigned n = 0;
+    lput("PCAMTEST soak start "), lnum(secs), lput(" s"), lflush();
+    for (unsigned unit = 1; unit <= 2; unit++)
+        for (unsigned w = 0; w < SOAK_WORKERS; w++) {
+            int child;
+            long pid = fork_child(&child);
+            if (pid >= 0 && child)
+                soak_worker(unit, w, secs);
+            if (pid > 0)
+                pids[n++] = pid;
+            else
+                fails++;
+        }
+    for (unsigned i = 0; i < n; i++) {
+        int st = 0;
+        sc(SYS_wait4, pids[i], (long)&st, 0, 0);
+    }
+    lput("PCAMTEST soak end, workers "), lnum(n), lflush();
+}
+
+/* ---- the crash dump boot (loader.conf: pcamtest.mode="dump") ---- */
+
+#define KENV_GET 0
+/* _IOW('d', 145, struct diocskerneldump_arg): 152 bytes on amd64 (sys/disk.h). */
+#define DIOCSKERNELDUMP 0x80986491ul
+#define KDA_SIZE 152
+#define KDA_APPEND 252 /* UINT8_MAX - 3: after any dump device already set */
+
+static long sysctl_int(const char *name, int v)
+{
+    return sc6(SYS___sysctlbyname, (long)name, (long)slen(name), 0, 0, (long)&v, sizeof v);
+}
+
+/* What dumpon(8) does for a disk (kda_index KDA_APPEND, no compression or
+ * encryption) on da1, then a panic from debug.kdb.panic with the debugger
+ * off: the kernel writes its minidump through pcam's poll routine and
+ * resets. The host checks the image (imgcheck dump). */
+static void dump_boot(void)
+{
+    static unsigned char kda[KDA_SIZE] __attribute__((aligned(8)));
+    long fd = sc(SYS_open, (long)"/dev/da1", O_RDONLY, 0, 0), r;
+    if (fd < 0) {
+        result(1, "dump-open", 0, fd);
+        return;
+    }
+    memset(kda, 0, sizeof kda);
+    kda[0] = KDA_APPEND;
+    r = sc(SYS_ioctl, fd, (long)DIOCSKERNELDUMP, (long)kda, 0);
+    put("PCAMTEST dumpon da1 ");
+    put_long(r);
+    put("\n");
+    if (r != 0)
+        return;
+    r = sysctl_int("debug.debugger_on_panic", 0);
+    put("PCAMTEST debugger_on_panic 0: ");
+    put_long(r);
+    put("\nPCAMTEST panic now\n");
+    r = sysctl_int("debug.kdb.panic", 1);
+    result(1, "panic", 0, r); /* only if the kernel did not panic */
+}
+
 void pcam_init_main(void);
 void pcam_init_main(void)
 {
+    char mode[16];
     con = (int)sc(SYS_open, (long)"/dev/console", O_RDWR, 0, 0);
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.mode", (long)mode, sizeof mode) == 5 && mode[0] == 'd' &&
+        mode[1] == 'u' && mode[2] == 'm' && mode[3] == 'p' && mode[4] == '\0') {
+        put("PCAMTEST start dump\n");
+        dump_boot();
+        put("PCAMTEST done, failures 1\n");
+        sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
+        for (;;)
+            ;
+    }
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.mode", (long)mode, sizeof mode) == 5 && mode[0] == 's' &&
+        mode[1] == 'o' && mode[2] == 'a' && mode[3] == 'k') {
+        unsigned long secs = 0;
+        long n = sc(SYS_kenv, KENV_GET, (long)"pcamtest.soak_s", (long)mode, sizeof mode);
+        for (long i = 0; i + 1 < n && mode[i] >= '0' && mode[i] <= '9'; i++)
+            secs = secs * 10 + (unsigned long)(mode[i] - '0');
+        soak(secs);
+        put("PCAMTEST done, failures ");
+        put_num((unsigned long)fails);
+        put("\n");
+        sc(SYS_sync, 0, 0, 0, 0);
+        sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
+        for (;;)
+            ;
+    }
+    unsigned tested = 0;
     put("PCAMTEST start\n");
     for (int unit = 1; unit <= 7; unit++)
-        test_disk(unit);
+        if (test_disk(unit))
+            tested |= 1u << unit;
     disklate();
     reset_bus();
+    /* A disk the rescan found (QEMU's AM53C974 LUN 1, osshim/freebsd/README.md)
+     * gets the same tests. */
+    for (int unit = 1; unit <= 7; unit++)
+        if ((tested & 1u << unit) == 0)
+            test_disk(unit);
     pass_bad_input();
+    if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.hotplug", (long)mode, sizeof mode) == 2 && mode[0] == '1') {
+        hold();
+        hotplug();
+    }
     put("PCAMTEST done, failures ");
     put_num((unsigned long)fails);
     put("\n");

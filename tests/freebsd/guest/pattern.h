@@ -6,7 +6,10 @@
  * - host pattern (tests/uefi/mkpattern.c's rule): byte j of 512-byte block
  *   n is n's big-endian bytes for j < 4, else (n * 13 + j) mod 256;
  * - guest pattern, what the guest writes: 'W', 'R', then n's low 16 bits
- *   big-endian, else (n * 29 + j + 0x5a) mod 256.
+ *   big-endian, else (n * 29 + j + 0x5a) mod 256;
+ * - soak sectors (the sustained-load boot): self-identifying, "PCAMSOAK",
+ *   the disk's unit, the LBA (8 bytes, little-endian), a 16-bit generation,
+ *   then (j * 31 + n * 7 + gen * 13 + unit) mod 256.
  */
 #ifndef PCAM_FBSD_GUEST_PATTERN_H
 #define PCAM_FBSD_GUEST_PATTERN_H
@@ -39,6 +42,21 @@ static inline unsigned char pat_guest(unsigned long n, unsigned j)
     case 3: return (unsigned char)n;
     default: return (unsigned char)(n * 29u + j + 0x5au);
     }
+}
+
+/* Byte j of a soak sector for block n of da<unit>, generation gen (1..65535). */
+static inline unsigned char pat_soak(unsigned unit, unsigned long n, unsigned gen, unsigned j)
+{
+    static const char tag[8] = {'P', 'C', 'A', 'M', 'S', 'O', 'A', 'K'};
+    if (j < 8)
+        return (unsigned char)tag[j];
+    if (j == 8)
+        return (unsigned char)unit;
+    if (j < 17)
+        return (unsigned char)(n >> (8 * (j - 9)));
+    if (j < 19)
+        return (unsigned char)(gen >> (8 * (j - 17)));
+    return (unsigned char)(j * 31u + n * 7u + gen * 13u + unit);
 }
 
 #endif
