@@ -11,6 +11,10 @@
 #   seabios     the control: the same disk on the LSI with no pcam ROM, so
 #               SeaBIOS's own lsi driver serves INT 13h; the checks must
 #               fail (pcam's function FEh, counters, BCV), or they prove nothing
+#   menu        as lsi, with SeaBIOS's boot menu: ESC when it offers the
+#               menu, then "1" (the first entry), which must be pcam's,
+#               named "pcam: <vendor> <product> ID 3 LUN 0", before
+#               SeaBIOS's own entry for the same disk
 #   badrom      the LSI ROM with one byte changed (checksum wrong): SeaBIOS
 #               must refuse it, and the boot must go on without pcam
 #   badread     an AM53C974 disk whose first READ fails (blkdebug, ENODATA
@@ -72,7 +76,7 @@ EOF
 romarg="-option-rom $rom,bootindex=0"
 drive="file=$img,format=raw"
 case $case in
-  lsi|esp|combined-*) ;;
+  lsi|esp|combined-*|menu) ;;
   seabios) romarg="" ;;
   badrom)
     cp "$rom" "$out/bad.rom"
@@ -84,6 +88,16 @@ case $case in
   *) echo "run.sh: unknown case $case" >&2; exit 2 ;;
 esac
 rm -f "$log" "$dbg"
+menu="" monarg="-monitor none"
+if [ "$case" = menu ]; then
+  # Keys through the monitor, each when SeaBIOS's log shows it waits for it.
+  menu="-boot menu=on,splash-time=5000"
+  mon=$out/monitor.sock
+  rm -f "$mon"
+  python3 "$src/tests/bios/menu_keys.py" "$mon" "$dbg" &
+  keys=$!
+  monarg="-monitor unix:$mon,server,nowait"
+fi
 set +e
 # shellcheck disable=SC2086
 flock /tmp/pcam-vm.lock timeout 120 qemu-system-x86_64 -accel tcg -m 256 -display none -no-reboot \
@@ -91,13 +105,22 @@ flock /tmp/pcam-vm.lock timeout 120 qemu-system-x86_64 -accel tcg -m 256 -displa
   -drive if=none,id=d0,$drive,rerror=report,werror=report $romarg \
   -chardev file,id=dbg,path="$dbg" -device isa-debugcon,iobase=0x402,chardev=dbg \
   -serial file:"$log" -device isa-debug-exit,iobase=0xf4 -boot strict=off,reboot-timeout=1000 \
-  -monitor none </dev/null >"$out/qemu.log" 2>&1
+  $menu $monarg </dev/null >"$out/qemu.log" 2>&1
 rc=$?
+[ -z "$menu" ] || wait "$keys" || true
 set -e
 sed "s/^/[$case] /" "$log"
 fail() { echo "FAIL: bios $case: $*"; exit 1; }
 [ $rc -ne 124 ] || fail "QEMU was killed after 120 s (a hang)"
 case $case in
+  menu)
+    grep -q "Select boot device" "$dbg" || fail "SeaBIOS's boot menu never showed"
+    sed -n '/Select boot device/,/Booting from/p' "$dbg" | grep -E '^[0-9]+\. ' | sed 's/^/[menu] /'
+    grep -Eq "^1\. pcam: QEMU QEMU HARDDISK ID 3 LUN 0\$" "$dbg" ||
+      fail "the menu's first entry is not pcam's BCV named 'pcam: QEMU QEMU HARDDISK ID 3 LUN 0'"
+    [ $rc -eq 1 ] || fail "QEMU exit status $rc (eddtest did not reach its end)"
+    python3 "$src/tests/bios/check_eddtest.py" "$log" "$dbg" "$img" || fail "checks failed"
+    echo "PASS: bios menu: the boot menu names pcam's disk first; chosen, it booted through pcam" ;;
   lsi|esp|combined-*)
     # isa-debug-exit: status (0 << 1) | 1
     [ $rc -eq 1 ] || fail "QEMU exit status $rc (eddtest did not reach its end)"
