@@ -28,6 +28,10 @@
 #           building them also needs uefi's gnu-efi, win32's mingw compilers
 #           and linux's kernel headers
 #   coverage gcovr: line and branch coverage of the gcc tests (scripts/coverage.sh)
+#   bios    osshim/bios's legacy option ROM and its SeaBIOS boots: the -m32
+#           toolchain, QEMU with its SeaBIOS (bios-256k.bin), python3; SYSLINUX,
+#           mtools, dosfstools and sfdisk for the Linux boot's MBR disk (its kernel
+#           and initramfs come from the linux area)
 #   firmware the bare-metal boots (examples/firmware): QEMU's RISC-V, Arm and
 #           MIPS boards, the RISC-V and Arm gcc cross compilers, clang and
 #           ld.lld for the big-endian MIPS build
@@ -43,12 +47,13 @@ freebsd="clang-19 lld-19 llvm-19 mandoc"
 tools="afl++ llvm gnuplot"
 packages="debhelper dh-dkms dkms lintian abigail-tools dpkg-dev python3"
 coverage="gcovr"
+bios="gcc-multilib qemu-system-x86 seabios python3 syslinux syslinux-common mtools dosfstools fdisk"
 firmware="qemu-system-misc qemu-system-arm qemu-system-mips gcc-riscv64-unknown-elf gcc-arm-none-eabi clang lld"
 case "$what" in
-  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $packages $firmware $coverage" ;;
+  test) pkgs="$base $check $qemu $uefi $linux $win32 $freebsd $tools $packages $firmware $coverage $bios" ;;
   demo) pkgs="$base libcmocka-dev doxygen valgrind" ;;
-  check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|coverage) eval "pkgs=\"\$base \$$what\"" ;;
-  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|coverage]" >&2; exit 2 ;;
+  check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|coverage|bios) eval "pkgs=\"\$base \$$what\"" ;;
+  *) echo "usage: $0 [demo|test|check|qemu|uefi|linux|win32|freebsd|tools|packages|firmware|coverage|bios]" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -11,7 +11,7 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 # The VM-backed labels: run in their own stage only, never twice.
-vm='^(uefi|linux|packages|win32|firmware|freebsd-vm)$'
+vm='^(uefi|linux|packages|win32|firmware|freebsd-vm|bios)$'
 
 stage_name="" stage_start=0 suite_start=$(date +%s) times=""
 end_stage() {
@@ -55,7 +55,7 @@ stage coverage "gcc --coverage: the host tests again, lines and branches per fol
 # why): the gcc stage's timings stay as they were.
 sh scripts/coverage.sh build/coverage
 
-stage vm "whole-system boots (OVMF, the Linux guest, FreeBSD, firmware boards, Wine): each once"
+stage vm "whole-system boots (OVMF, SeaBIOS, the Linux guest, FreeBSD, firmware boards, Wine): each once"
 # Each VM test boots its own guest; they run here only, not again under the
 # sanitizer builds. The Debian packages are built here too (label
 # packages): linux.boot boots the module DKMS built from them. The OVMF and

@@ -27,11 +27,19 @@ is stored as it is (CompressionType 0). No checksum: the legacy byte-sum rule ap
 images; for EFI images the firmware checks the signatures and fields, so
 the image is only padded with zeros to a 512-byte multiple.
 
+--legacy LEGACY.rom puts a legacy BIOS image (code type 0, osshim/bios's
+pcam-bios.rom) first and the EFI image after it, one PCI ROM for both
+firmware kinds as a card carries them (PCI Firmware 3.0: images follow
+each other at their image lengths, the last one's indicator has bit 7).
+The legacy image must be for the same vendor and device; its indicator
+loses the last-image bit, and its last byte, which mkbiosrom.py keeps
+free for it, takes the change so that its bytes still sum to zero.
+
 It must never guess: the subsystem and machine type are read from the PE
 header and refused unless they are a boot-service or runtime driver for
 x86-64 (or what --machine says).
 usage: mkoprom.py --vendor 0x1000 --device 0x0012 [--class 0x010000]
-                  [--compress] [--corrupt sig|efisig] IN.efi OUT.rom
+                  [--compress] [--legacy LEGACY.rom] [--corrupt sig|efisig] IN.efi OUT.rom
 """
 import argparse
 import os
@@ -47,6 +55,7 @@ PCIR_OFF = 0x1C
 PCIR_LEN = 0x1C
 IMAGE_ALIGN = 0x40  # where the PE image starts: past both, 64-byte aligned
 CODE_TYPE_EFI = 3
+CODE_TYPE_X86 = 0
 COMPRESSED = 1  # CompressionType: the UEFI specification's algorithm
 LAST_IMAGE = 0x80
 SUBSYS_BS_DRIVER, SUBSYS_RT_DRIVER = 11, 12
@@ -91,6 +100,31 @@ def build(pe, vendor, device, class_code, code_rev=0, compress=False):
     return bytes(rom)
 
 
+def prepend_legacy(legacy, rom, vendor, device):
+    """The legacy image, no longer the last, followed by the EFI ROM."""
+    img = bytearray(legacy)
+    if len(img) < 0x1A or struct.unpack_from("<H", img, 0)[0] != ROM_SIG:
+        raise ValueError("legacy image has no 0xAA55 signature")
+    if len(img) != img[2] * 512 or len(img) == 0:
+        raise ValueError("legacy image is %d bytes, its header says %d" % (len(img), img[2] * 512))
+    if sum(img) & 0xFF:
+        raise ValueError("legacy image's bytes do not sum to zero")
+    pcir = struct.unpack_from("<H", img, 0x18)[0]
+    if pcir + PCIR_LEN > len(img) or img[pcir:pcir + 4] != b"PCIR":
+        raise ValueError("legacy image has no PCI data structure")
+    lv, ld = struct.unpack_from("<HH", img, pcir + 4)
+    if (lv, ld) != (vendor, device):
+        raise ValueError("legacy image is for %04x:%04x, not %04x:%04x" % (lv, ld, vendor, device))
+    if img[pcir + 0x14] != CODE_TYPE_X86:
+        raise ValueError("legacy image has code type %d, not 0" % img[pcir + 0x14])
+    if struct.unpack_from("<H", img, pcir + 0x10)[0] * 512 != len(img):
+        raise ValueError("legacy image's PCIR image length is not its size")
+    was = img[pcir + 0x15]
+    img[pcir + 0x15] = was & ~LAST_IMAGE & 0xFF
+    img[-1] = (img[-1] + was - img[pcir + 0x15]) & 0xFF
+    return bytes(img) + rom
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="PCI expansion ROM from a UEFI driver")
     num = lambda s: int(s, 0)
@@ -100,6 +134,8 @@ def main(argv):
                     help="24-bit class code (default 0x010000, SCSI bus controller)")
     ap.add_argument("--compress", action="store_true",
                     help="store the image compressed (UEFI compression, CompressionType 1)")
+    ap.add_argument("--legacy", metavar="LEGACY.rom",
+                    help="a legacy BIOS image (code type 0) to put before the EFI image")
     ap.add_argument("--corrupt", choices=("sig", "efisig"),
                     help="test images only: a wrong 0xAA55 or 0x0EF1 signature")
     ap.add_argument("input")
@@ -109,13 +145,17 @@ def main(argv):
         pe = f.read()
     try:
         rom = bytearray(build(pe, a.vendor, a.device, a.class_code, compress=a.compress))
-    except ValueError as e:
+        # --corrupt breaks the EFI image, wherever it ends up.
+        if a.corrupt == "sig":
+            rom[0] = 0x56
+        elif a.corrupt == "efisig":
+            rom[4] = 0xF0
+        if a.legacy:
+            with open(a.legacy, "rb") as f:
+                rom = bytearray(prepend_legacy(f.read(), bytes(rom), a.vendor, a.device))
+    except (ValueError, OSError) as e:
         print("mkoprom: %s: %s" % (a.input, e), file=sys.stderr)
         return 1
-    if a.corrupt == "sig":
-        rom[0] = 0x56
-    elif a.corrupt == "efisig":
-        rom[4] = 0xF0
     with open(a.output, "wb") as f:
         f.write(rom)
     return 0

@@ -45,16 +45,20 @@ for f in "$code" "$vars" "$sdboot" "$efidir/pcamscsi.efi"; do
 done
 
 # ---- pieces shared by the boots: ROMs, kernel, pcam.ko, initramfs
-# The boots' ROMs carry the driver compressed (CompressionType 1), as a
-# card's ROM would: OVMF's own decompressor must undo eficompress.py's
-# stream, or the driver never loads and the boot fails.
-mkrom() {  # OUT vendor device [corrupt]
-  python3 "$SRC/osshim/uefi/mkoprom.py" --compress --vendor "$2" --device "$3" ${4:+--corrupt "$4"} \
-    "$efidir/pcamscsi.efi" "$1" || die "mkoprom.py failed"
+# The boots' ROMs are the card's whole ROM: osshim/bios's legacy image
+# (code type 0) first, then the driver compressed (CompressionType 1), as
+# a card's ROM would carry them. OVMF must find the EFI image behind the
+# legacy one and its own decompressor must undo eficompress.py's stream,
+# or the driver never loads and the boot fails.
+mkrom() {  # OUT vendor device chip [corrupt]
+  flock "$WORK/bios-$4.lock" make -s -f "$SRC/osshim/bios/Makefile" OUT="$WORK/bios-$4" CHIP="$4" \
+    >"$WORK/bios-$4.log" 2>&1 || { cat "$WORK/bios-$4.log"; die "osshim/bios build failed"; }
+  python3 "$SRC/osshim/uefi/mkoprom.py" --compress --vendor "$2" --device "$3" ${5:+--corrupt "$5"} \
+    --legacy "$WORK/bios-$4/pcam-bios.rom" "$efidir/pcamscsi.efi" "$1" || die "mkoprom.py failed"
 }
-mkrom "$WORK/pcam-esp.rom" 0x1022 0x2020
-mkrom "$WORK/pcam-lsi.rom" 0x1000 0x0012
-mkrom "$WORK/bad-lsi.rom" 0x1000 0x0012 efisig
+mkrom "$WORK/pcam-esp.rom" 0x1022 0x2020 am53c974
+mkrom "$WORK/pcam-lsi.rom" 0x1000 0x0012 lsi53c895a
+mkrom "$WORK/bad-lsi.rom" 0x1000 0x0012 lsi53c895a efisig
 need_kernel=0
 for k in "$@"; do case $k in badrom|noesp) ;; *) need_kernel=1 ;; esac; done
 if [ $need_kernel -eq 1 ]; then

@@ -116,6 +116,40 @@ def main():
     except ValueError:
         check(True, "refuses a PE32 (not PE32+) image")
 
+    # --legacy: a hand-made code-type-0 image (2 units, PCIR at 0x20 for
+    # 1000:0012, last-image bit set, last byte making the sum zero) goes
+    # first; only its indicator (0x35: 0x80 -> 0x00) and its last byte
+    # (+0x80, the sum kept zero) change, and the EFI image follows at 1024.
+    leg = bytearray(1024)
+    leg[0:3] = bytes([0x55, 0xAA, 0x02])
+    leg[0x18:0x1A] = bytes([0x20, 0x00])
+    leg[0x20:0x3C] = (b"PCIR" + bytes([0x00, 0x10, 0x12, 0x00, 0, 0, 0x1C, 0, 3, 0, 0, 1]) +
+                      bytes([0x02, 0x00, 1, 0, 0x00, 0x80, 0, 0, 0, 0, 0, 0]))
+    leg[1023] = -sum(leg) & 0xFF
+    both = m.prepend_legacy(bytes(leg), rom, 0x1000, 0x0012)
+    want = bytearray(leg)
+    want[0x35] = 0x00
+    want[1023] = (leg[1023] + 0x80) & 0xFF
+    check(both[:1024] == bytes(want) and sum(both[:1024]) & 0xFF == 0,
+          "--legacy: the legacy image first, not last, its bytes still summing to zero")
+    check(both[1024:] == rom and both[1024 + 0x1C + 0x15] == 0x80,
+          "--legacy: the EFI image after it at 1024, still the last")
+    def changed(off, byte, keep_sum=True):
+        b = bytearray(leg)
+        b[off] = byte
+        if keep_sum:
+            b[1023] = (b[1023] - byte + leg[off]) & 0xFF
+        return bytes(b)
+    for what, bad in (("a legacy image for another device", changed(0x26, 0x21)),
+                      ("a legacy image of code type 3", changed(0x34, 3)),
+                      ("a legacy image with a bad checksum", changed(0x100, 1, False)),
+                      ("a legacy image whose size byte is wrong", changed(2, 3))):
+        try:
+            m.prepend_legacy(bad, rom, 0x1000, 0x0012)
+            check(False, "--legacy refuses " + what)
+        except ValueError:
+            check(True, "--legacy refuses " + what)
+
     # The command line, the corrupt variants, and the real driver.
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "in.efi")
