@@ -76,6 +76,23 @@ static inline void pcam_put_be64(uint8_t *p, uint64_t v)
     pcam_put_be32(p, (uint32_t)(v >> 32));
     pcam_put_be32(p + 4, (uint32_t)v);
 }
+/* Little-endian fields: PCI chips' in-memory structures (hal/sym's SCRIPTS
+ * and rings, hal/mpt's MPI frames) whatever the host's byte order. */
+static inline uint16_t pcam_get_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | ((unsigned)p[1] << 8));
+}
+static inline uint32_t pcam_get_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline void pcam_put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
 
 /*
  * Bounded text builder. Appends never overflow: once the buffer is full the

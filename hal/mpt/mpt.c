@@ -60,25 +60,6 @@ void mpt_wr(mpt_sc *s, unsigned reg, uint32_t v)
     s->p.write32(s->p.ctx, s->base + reg, v);
 }
 
-/* MPI messages are little-endian whatever the host is. */
-void mpt_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-uint32_t mpt_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
-uint16_t mpt_get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
 void mpt_log(mpt_sc *s, pcam_log_level lv, const char *what, uint32_t value)
 {
     char line[128];
@@ -186,9 +167,9 @@ static void tm_frame(mpt_sc *s, unsigned slot, uint8_t target, uint8_t lun, uint
     f[IO_TARGET] = target;
     f[M_FUNCTION] = F_TASK_MGMT;
     f[TM_TYPE] = type;
-    mpt_put32(f + M_CONTEXT, CTX(slot, s->slot[slot].gen));
+    pcam_put_le32(f + M_CONTEXT, CTX(slot, s->slot[slot].gen));
     f[TM_LUN + 1] = lun;
-    mpt_put32(f + TM_TASK_CONTEXT, task_ctx);
+    pcam_put_le32(f + TM_TASK_CONTEXT, task_ctx);
     s->st.task_mgmt++;
 }
 
@@ -275,8 +256,8 @@ static int map_data(mpt_sc *s, mpt_slot *sl, const pcam_hal_cmd *cmd, unsigned m
 
 static void put_sge(uint8_t *p, uint32_t flags_len, uint32_t addr)
 {
-    mpt_put32(p, flags_len);
-    mpt_put32(p + 4, addr);
+    pcam_put_le32(p, flags_len);
+    pcam_put_le32(p + 4, addr);
 }
 
 /* The scatter-gather list: in the frame while it fits, else the first
@@ -365,15 +346,15 @@ static int op_start(void *sc, const pcam_hal_cmd *cmd)
     f[M_FUNCTION] = F_SCSI_IO;
     f[IO_CDB_LEN] = cmd->cdb_len;
     f[IO_SENSE_LEN] = SENSE_BYTES;
-    mpt_put32(f + M_CONTEXT, CTX(i, sl->gen));
+    pcam_put_le32(f + M_CONTEXT, CTX(i, sl->gen));
     f[IO_LUN + 1] = cmd->lun; /* single-level LUN */
     uint32_t ctl = task_attr(cmd);
     if (sl->data_len != 0)
         ctl |= sl->dir == PCAM_DIR_OUT ? CTL_WRITE : CTL_READ;
-    mpt_put32(f + IO_CONTROL, ctl);
+    pcam_put_le32(f + IO_CONTROL, ctl);
     memcpy(f + IO_CDB, cmd->cdb, cmd->cdb_len);
-    mpt_put32(f + IO_DATA_LEN, sl->data_len);
-    mpt_put32(f + IO_SENSE_LO, (uint32_t)(s->dma_bus + A_SENSE + SENSE_BYTES * (unsigned)i));
+    pcam_put_le32(f + IO_DATA_LEN, sl->data_len);
+    pcam_put_le32(f + IO_SENSE_LO, (uint32_t)(s->dma_bus + A_SENSE + SENSE_BYTES * (unsigned)i));
     build_sgl(s, (unsigned)i, f);
     s->st.started++;
     mpt_post(s, (unsigned)i);

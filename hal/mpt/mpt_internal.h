@@ -205,12 +205,9 @@ typedef struct mpt_reply {
     const uint8_t *data;  /* inside the frame, data_words * 4 bytes */
 } mpt_reply;
 
-/* mpt.c: registers, little-endian fields, slots. */
+/* mpt.c: registers, log, slots (little-endian fields: pcam_util.h). */
 uint32_t mpt_rd(mpt_sc *s, unsigned reg);
 void mpt_wr(mpt_sc *s, unsigned reg, uint32_t v);
-void mpt_put32(uint8_t *p, uint32_t v);
-uint32_t mpt_get32(const uint8_t *p);
-uint16_t mpt_get16(const uint8_t *p);
 void mpt_log(mpt_sc *s, pcam_log_level lv, const char *what, uint32_t value);
 uint8_t *mpt_frame(mpt_sc *s, unsigned slot);
 uint32_t mpt_frame_bus(const mpt_sc *s, unsigned slot);

@@ -103,7 +103,7 @@ static int handshake(mpt_sc *s, const uint8_t *req, unsigned dwords, uint8_t *re
     for (unsigned k = 0; k < dwords; k++) {
         if (!wait_reg(s, R_HIS, HIS_IOP_DOORBELL, 0, T_WORD))
             goto timeout;
-        mpt_wr(s, R_DOORBELL, mpt_get32(req + 4u * k));
+        mpt_wr(s, R_DOORBELL, pcam_get_le32(req + 4u * k));
     }
     memset(reply, 0, cap);
     unsigned words = 2; /* until the length byte (byte 2) has been read */
@@ -144,7 +144,7 @@ static int request(mpt_sc *s, const uint8_t *req, unsigned dwords, uint8_t *repl
         mpt_log(s, PCAM_LOG_ERROR, "malformed bring-up reply, function", reply[M_FUNCTION]);
         return PCAM_ERR_FORMAT;
     }
-    uint16_t st = (uint16_t)(mpt_get16(reply + M_IOCSTATUS) & IOC_STATUS_MASK);
+    uint16_t st = (uint16_t)(pcam_get_le16(reply + M_IOCSTATUS) & IOC_STATUS_MASK);
     if (st != IOC_SUCCESS) {
         mpt_log(s, PCAM_LOG_ERROR, "bring-up message refused, IOCStatus", st);
         return PCAM_ERR_UNSUPPORTED;
@@ -161,14 +161,14 @@ static int ioc_facts(mpt_sc *s)
     if (rc != PCAM_OK)
         return rc;
     pcam_mpt_facts *f = &s->facts;
-    f->msg_version = mpt_get16(r + 0);
+    f->msg_version = pcam_get_le16(r + 0);
     f->max_chain_depth = r[0x14];
-    f->reply_queue_depth = mpt_get16(r + 0x18);
-    f->request_frame_words = mpt_get16(r + 0x1A);
-    f->product_id = mpt_get16(r + 0x1E);
-    f->global_credits = mpt_get16(r + 0x24);
+    f->reply_queue_depth = pcam_get_le16(r + 0x18);
+    f->request_frame_words = pcam_get_le16(r + 0x1A);
+    f->product_id = pcam_get_le16(r + 0x1E);
+    f->global_credits = pcam_get_le16(r + 0x24);
     f->number_of_ports = r[0x26];
-    f->fw_version = mpt_get32(r + 0x38);
+    f->fw_version = pcam_get_le32(r + 0x38);
     if (f->request_frame_words * 4u < FRAME_BYTES || f->global_credits < 8u ||
         f->reply_queue_depth < 8u || f->number_of_ports == 0) {
         mpt_log(s, PCAM_LOG_ERROR, "IOC FACTS out of range, credits", f->global_credits);
@@ -186,10 +186,10 @@ static int port_facts(mpt_sc *s)
     if (rc != PCAM_OK)
         return rc;
     s->facts.port_type = r[0x15];
-    s->facts.port_max_devices = mpt_get16(r + 0x16);
-    s->facts.port_scsi_id = mpt_get16(r + 0x18);
-    if ((mpt_get16(r + 0x1A) & 0x08u) == 0) { /* ProtocolFlags: initiator */
-        mpt_log(s, PCAM_LOG_ERROR, "port 0 is not an initiator, protocol flags", mpt_get16(r + 0x1A));
+    s->facts.port_max_devices = pcam_get_le16(r + 0x16);
+    s->facts.port_scsi_id = pcam_get_le16(r + 0x18);
+    if ((pcam_get_le16(r + 0x1A) & 0x08u) == 0) { /* ProtocolFlags: initiator */
+        mpt_log(s, PCAM_LOG_ERROR, "port 0 is not an initiator, protocol flags", pcam_get_le16(r + 0x1A));
         return PCAM_ERR_UNSUPPORTED;
     }
     s->ntargets = s->want_targets;
@@ -210,8 +210,8 @@ static int ioc_init(mpt_sc *s)
     req[6] = 1;           /* MaxBuses */
     req[0x0C] = (uint8_t)REPLY_BYTES;
     req[0x0D] = (uint8_t)(REPLY_BYTES >> 8);
-    mpt_put32(req + 0x10, (uint32_t)(s->dma_bus >> 32)); /* frames */
-    mpt_put32(req + 0x14, (uint32_t)(s->dma_bus >> 32)); /* sense buffers */
+    pcam_put_le32(req + 0x10, (uint32_t)(s->dma_bus >> 32)); /* frames */
+    pcam_put_le32(req + 0x14, (uint32_t)(s->dma_bus >> 32)); /* sense buffers */
     req[0x28] = (uint8_t)s->facts.msg_version;
     req[0x29] = (uint8_t)(s->facts.msg_version >> 8);
     int rc = request(s, req, 11, r, sizeof r, REPLY_MIN);
@@ -242,7 +242,7 @@ static void event_notify(mpt_sc *s)
     f[0] = 1; /* Switch on */
     f[M_FUNCTION] = F_EVENT_NOTIFY;
     e->state = SL_LIVE;
-    mpt_put32(f + M_CONTEXT, CTX(S_EVENT, e->gen));
+    pcam_put_le32(f + M_CONTEXT, CTX(S_EVENT, e->gen));
     mpt_post(s, S_EVENT);
 }
 

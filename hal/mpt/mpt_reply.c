@@ -18,12 +18,12 @@ int mpt_decode_reply(const uint8_t *f, size_t cap, mpt_reply *out)
         return PCAM_ERR_TRUNCATED;
     out->function = f[M_FUNCTION];
     out->msg_len = f[M_CHAIN_OR_LEN];
-    out->context = mpt_get32(f + M_CONTEXT);
+    out->context = pcam_get_le32(f + M_CONTEXT);
     size_t len = (size_t)out->msg_len * 4u;
     if (len < REPLY_MIN || len > cap)
         return PCAM_ERR_LENGTH;
-    out->ioc_status = (uint16_t)(mpt_get16(f + M_IOCSTATUS) & IOC_STATUS_MASK);
-    out->log_info = mpt_get32(f + M_LOGINFO);
+    out->ioc_status = (uint16_t)(pcam_get_le16(f + M_IOCSTATUS) & IOC_STATUS_MASK);
+    out->log_info = pcam_get_le32(f + M_LOGINFO);
     switch (out->function) {
     case F_SCSI_IO:
         if (len < IOR_SIZE - 4u) /* up to ResponseInfo; TaskTag is unused */
@@ -31,8 +31,8 @@ int mpt_decode_reply(const uint8_t *f, size_t cap, mpt_reply *out)
         out->target = f[IO_TARGET];
         out->scsi_status = f[IOR_SCSI_STATUS];
         out->scsi_state = f[IOR_SCSI_STATE];
-        out->xfer = mpt_get32(f + IOR_XFER);
-        out->sense_count = mpt_get32(f + IOR_SENSE_COUNT);
+        out->xfer = pcam_get_le32(f + IOR_XFER);
+        out->sense_count = pcam_get_le32(f + IOR_SENSE_COUNT);
         return PCAM_OK;
     case F_TASK_MGMT:
         if (len < TMR_SIZE)
@@ -40,15 +40,15 @@ int mpt_decode_reply(const uint8_t *f, size_t cap, mpt_reply *out)
         out->target = f[IO_TARGET];
         out->tm_response = f[TMR_RESPONSE];
         out->tm_type = f[TM_TYPE];
-        out->term_count = mpt_get32(f + TMR_TERM_COUNT);
+        out->term_count = pcam_get_le32(f + TMR_TERM_COUNT);
         return PCAM_OK;
     case F_EVENT_NOTIFY:
         if (len < EVR_DATA)
             return PCAM_ERR_LENGTH;
-        out->data_words = mpt_get16(f + EVR_DATA_LEN);
+        out->data_words = pcam_get_le16(f + EVR_DATA_LEN);
         out->ack_required = f[EVR_ACK_REQUIRED] != 0;
-        out->event = mpt_get32(f + EVR_EVENT);
-        out->event_context = mpt_get32(f + EVR_CONTEXT);
+        out->event = pcam_get_le32(f + EVR_EVENT);
+        out->event_context = pcam_get_le32(f + EVR_CONTEXT);
         if ((size_t)EVR_DATA + 4u * out->data_words > len)
             return PCAM_ERR_LENGTH;
         out->data = f + EVR_DATA;
@@ -251,9 +251,9 @@ static void send_ack(mpt_sc *s)
     uint8_t *f = mpt_frame(s, S_ACK);
     memset(f, 0, FRAME_BYTES);
     f[M_FUNCTION] = F_EVENT_ACK;
-    mpt_put32(f + M_CONTEXT, CTX(S_ACK, a->gen));
-    mpt_put32(f + 12, s->ack_event);
-    mpt_put32(f + 16, s->ack_context);
+    pcam_put_le32(f + M_CONTEXT, CTX(S_ACK, a->gen));
+    pcam_put_le32(f + 12, s->ack_event);
+    pcam_put_le32(f + 16, s->ack_context);
     a->state = SL_LIVE;
     s->ack_pending = false;
     mpt_post(s, S_ACK);

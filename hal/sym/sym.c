@@ -125,20 +125,6 @@ void sym_wr32(sym_sc *s, unsigned reg, uint32_t v)
     s->p.write32(s->p.ctx, s->base + reg, v);
 }
 
-/* The chip is little-endian whatever the host is. */
-void sym_put32(uint8_t *p, uint32_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-    p[2] = (uint8_t)(v >> 16);
-    p[3] = (uint8_t)(v >> 24);
-}
-
-uint32_t sym_get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 uint8_t *sym_blk(sym_sc *s, unsigned slot)
 {
     return s->dma + A_BLOCKS + B_SIZE * slot;
@@ -151,8 +137,8 @@ uint32_t sym_blk_bus(const sym_sc *s, unsigned slot)
 
 static void put_tbl(uint8_t *b, unsigned off, uint32_t count, uint32_t addr)
 {
-    sym_put32(b + off, count & 0xFFFFFFu);
-    sym_put32(b + off + 4, addr);
+    pcam_put_le32(b + off, count & 0xFFFFFFu);
+    pcam_put_le32(b + off + 4, addr);
 }
 
 /* ---- chip reset and the script ---- */
@@ -174,8 +160,8 @@ void sym_chip_init(sym_sc *s, bool kick)
     sym_wr8(s, R_ISTAT, 0);
     rings_clear(s);
     memset(s->dma + A_RESEL, 0, 4);
-    sym_put32(s->dma + A_OVR_IN, s->lbl[L_OVR_IN]);
-    sym_put32(s->dma + A_OVR_OUT, s->lbl[L_OVR_OUT]);
+    pcam_put_le32(s->dma + A_OVR_IN, s->lbl[L_OVR_IN]);
+    pcam_put_le32(s->dma + A_OVR_OUT, s->lbl[L_OVR_OUT]);
     s->dma[A_NOP] = PCAM_MSG_NO_OPERATION;
     bool par = (s->cfg_flags & PCAM_SYM_CF_NO_PARITY) == 0;
     sym_wr8(s, R_SCNTL0, (uint8_t)(SCNTL0_ARB | (par ? SCNTL0_EPC | SCNTL0_AAP : 0)));
@@ -247,7 +233,7 @@ void sym_report_slot(sym_sc *s, unsigned i)
     }
     uint32_t resid = sl->data_len;
     uint32_t ovr = sl->dir == PCAM_DIR_OUT ? s->lbl[L_OVR_OUT] : s->lbl[L_OVR_IN];
-    uint32_t ent = sym_get32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN));
+    uint32_t ent = pcam_get_le32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN));
     if (sl->dir != PCAM_DIR_NONE && ent == ovr) {
         resid = 0; /* the chain ran to its end; a wide residue byte stayed in the chip */
     } else {
@@ -438,11 +424,11 @@ static void block_header(sym_sc *s, unsigned i, uint8_t target, uint8_t msg_len,
 {
     uint8_t *b = sym_blk(s, i);
     uint32_t bb = sym_blk_bus(s, i);
-    sym_put32(b + B_SEL, ((uint32_t)s->t_scntl3[target] << 24) | ((uint32_t)target << 16) |
+    pcam_put_le32(b + B_SEL, ((uint32_t)s->t_scntl3[target] << 24) | ((uint32_t)target << 16) |
                              ((uint32_t)s->t_sxfer[target] << 8));
-    sym_put32(b + B_AFTER_MO, after_mo);
-    sym_put32(b + B_IN, s->lbl[L_OVR_IN]);
-    sym_put32(b + B_OUT, s->lbl[L_OVR_OUT]);
+    pcam_put_le32(b + B_AFTER_MO, after_mo);
+    pcam_put_le32(b + B_IN, s->lbl[L_OVR_IN]);
+    pcam_put_le32(b + B_OUT, s->lbl[L_OVR_OUT]);
     put_tbl(b, B_T_MSGOUT, msg_len, bb + B_MSGOUT);
     put_tbl(b, B_T_STATUS, 1, bb + B_STATUS);
     put_tbl(b, B_T_MSGIN, 1, bb + B_MSGIN);
@@ -555,7 +541,7 @@ static int op_start(void *sc, const pcam_hal_cmd *cmd)
         put_tbl(b, B_SG + 8u * (first + k), sl->seg_len[k], sl->seg_bus[k]);
     if (sl->nseg != 0) {
         unsigned chain = sl->dir == PCAM_DIR_OUT ? L_CHAIN_OUT : L_CHAIN_IN;
-        sym_put32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN), s->lbl[chain] + 8u * first);
+        pcam_put_le32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN), s->lbl[chain] + 8u * first);
     }
     sym_enqueue(s, (unsigned)i);
     return PCAM_OK;
@@ -565,7 +551,7 @@ static bool slot_in_ring(const sym_sc *s, unsigned i)
 {
     uint32_t want = sym_blk_bus(s, i);
     for (unsigned k = 0; k < 256; k += 4)
-        if (sym_get32(s->dma + A_SQ + k) == want)
+        if (pcam_get_le32(s->dma + A_SQ + k) == want)
             return true;
     return false;
 }

@@ -187,8 +187,6 @@ uint32_t sym_rd32(sym_sc *s, unsigned reg);
 void sym_wr32(sym_sc *s, unsigned reg, uint32_t v);
 uint8_t *sym_blk(sym_sc *s, unsigned slot);
 uint32_t sym_blk_bus(const sym_sc *s, unsigned slot);
-void sym_put32(uint8_t *p, uint32_t v);
-uint32_t sym_get32(const uint8_t *p);
 void sym_chip_init(sym_sc *s, bool kick);
 void sym_forget_all(sym_sc *s);
 void sym_free_slot(sym_sc *s, unsigned i);

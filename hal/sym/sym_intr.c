@@ -77,8 +77,8 @@ static void data_mismatch(sym_sc *s, int i, uint32_t insn)
         sl->err = PCAM_DATA_RUN_ERR;
         return;
     }
-    uint32_t cnt = sym_get32(b + B_SG + 8u * k) & 0xFFFFFFu;
-    uint32_t addr = sym_get32(b + B_SG + 8u * k + 4u);
+    uint32_t cnt = pcam_get_le32(b + B_SG + 8u * k) & 0xFFFFFFu;
+    uint32_t addr = pcam_get_le32(b + B_SG + 8u * k + 4u);
     if (rem > cnt)
         rem = cnt;
     uint32_t moved = 0;
@@ -87,11 +87,11 @@ static void data_mismatch(sym_sc *s, int i, uint32_t insn)
     moved += sl->seg_len[k - first] - rem;
     sl->progress = moved;
     sl->mismatch = true;
-    sym_put32(b + B_SG + 8u * k, rem);
-    sym_put32(b + B_SG + 8u * k + 4u, addr + (cnt - rem));
-    sym_put32(b + (out ? B_OUT : B_IN), rem != 0 ? chain + 8u * k : chain + 8u * (k + 1u));
+    pcam_put_le32(b + B_SG + 8u * k, rem);
+    pcam_put_le32(b + B_SG + 8u * k + 4u, addr + (cnt - rem));
+    pcam_put_le32(b + (out ? B_OUT : B_IN), rem != 0 ? chain + 8u * k : chain + 8u * (k + 1u));
     if (rem == 0 && k + 1u == PCAM_SYM_MAX_SG)
-        sym_put32(b + (out ? B_OUT : B_IN), s->lbl[out ? L_OVR_OUT : L_OVR_IN]);
+        pcam_put_le32(b + (out ? B_OUT : B_IN), s->lbl[out ? L_OVR_OUT : L_OVR_IN]);
 }
 
 /* Send `n` message bytes from the block's message-out buffer, in this connection. */
@@ -102,8 +102,8 @@ static void reply(sym_sc *s, int i, const uint8_t *m, int n, unsigned label)
     if (n > 16)
         n = 16;
     memcpy(b + B_MSGOUT, m, (size_t)n);
-    sym_put32(b + B_T_MSGOUT, (uint32_t)n);
-    sym_put32(b + B_T_MSGOUT + 4, bb + B_MSGOUT);
+    pcam_put_le32(b + B_T_MSGOUT, (uint32_t)n);
+    pcam_put_le32(b + B_T_MSGOUT + 4, bb + B_MSGOUT);
     s->slot[i].last_msg = m[0];
     restart(s, label);
 }
@@ -191,12 +191,12 @@ static void script_int(sym_sc *s, uint32_t code)
          * saved pointer apart from the current one (see README). */
         unsigned first = PCAM_SYM_MAX_SG - sl->nseg;
         for (unsigned k = 0; k < sl->nseg; k++) {
-            sym_put32(b + B_SG + 8u * (first + k), sl->seg_len[k]);
-            sym_put32(b + B_SG + 8u * (first + k) + 4u, sl->seg_bus[k]);
+            pcam_put_le32(b + B_SG + 8u * (first + k), sl->seg_len[k]);
+            pcam_put_le32(b + B_SG + 8u * (first + k) + 4u, sl->seg_bus[k]);
         }
         if (sl->nseg != 0) {
             unsigned chain = sl->dir == PCAM_DIR_OUT ? L_CHAIN_OUT : L_CHAIN_IN;
-            sym_put32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN), s->lbl[chain] + 8u * first);
+            pcam_put_le32(b + (sl->dir == PCAM_DIR_OUT ? B_OUT : B_IN), s->lbl[chain] + 8u * first);
         }
         sl->mismatch = false;
         sl->progress = 0;

@@ -370,8 +370,8 @@ int sym_script_build(sym_sc *s)
                     default:
                         break;
                     }
-                    sym_put32(out + pos, w0);
-                    sym_put32(out + pos + 4, w1);
+                    pcam_put_le32(out + pos, w0);
+                    pcam_put_le32(out + pos + 4, w1);
                 }
                 pos += 8;
             }
