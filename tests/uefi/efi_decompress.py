@@ -6,9 +6,10 @@ the specification's description of the stream, apart from
 osshim/uefi/eficompress.py and sharing no code with it, so that a mistake
 in the encoder's reading of the specification does not cancel itself out.
 
-It is strict where the firmware is: a code-length set that does not fill
-its code space exactly, a count larger than its alphabet, a code that
-matches no symbol, a match reaching before the start of the data, or
+It is strict where the firmware is (a code-length set that does not fill
+its code space exactly) and stricter where the firmware would misbehave
+quietly: a count larger than its alphabet, a code that matches no symbol,
+a match reaching before the start of the data, a block of no symbols, or
 running out of input all raise DecodeError, never an IndexError. The
 firmware stops as soon as the original size is reached (even inside a
 match); so does this.

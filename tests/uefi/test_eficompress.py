@@ -82,7 +82,7 @@ def main():
                          for i in range(3000)),
         "far repeats (distance 8192 and just past it)":
             (lambda blk: blk + blk + bytes(1) + blk)(bytes(rnd.getrandbits(8) for _ in range(8191))),
-        "skewed bytes (deep Huffman trees)":
+        "skewed bytes":
             bytes(min(255, int(rnd.expovariate(0.05))) for _ in range(50000)),
         "every byte value": bytes(range(256)) * 40,
     }
@@ -103,6 +103,29 @@ def main():
         n = len(cases["pcamscsi.efi"])
         c = len(m.compress(cases["pcamscsi.efi"]))
         check(c < n * 0.75, "pcamscsi.efi compresses to %d of %d bytes (%.1f%%)" % (c, n, 100.0 * c / n))
+
+    # Codes deeper than 16 bits: Fibonacci frequencies make a Huffman tree
+    # as deep as it can be (21 levels for 22 symbols), so the encoder must
+    # limit it and still give a complete code. One block of such literals
+    # (46,367 symbols) through the separate decoder.
+    fib = [1, 1]
+    while len(fib) < 22:
+        fib.append(fib[-1] + fib[-2])
+    freq = fib + [0] * (m.NC - len(fib))
+    lens = m._huffman_lengths(freq)
+    check(max(lens) <= 16 and sum(1 << (16 - l) for l in lens if l) == 1 << 16,
+          "Fibonacci frequencies: longest code %d bits (unlimited: 21), complete code" % max(lens))
+    toks = [sym for sym, n in enumerate(fib) for _ in range(n)]
+    rnd.shuffle(toks)
+    bits = m._Bits()
+    m._block(bits, toks)
+    body = bits.finish()
+    blob = struct.pack("<II", len(body), len(toks)) + body
+    try:
+        back = efi_decompress.decompress(blob)
+        check(back == bytes(toks), "a block coded with 16-bit-limited codes decodes back")
+    except efi_decompress.DecodeError as e:
+        check(False, "a block coded with 16-bit-limited codes was refused: %s" % e)
 
     # The decoder is the tests' only witness: it must refuse what the
     # firmware would, and never fail other than with DecodeError.
