@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A pcam bus on QEMU's AM53C974, its LSI53C895A with QBUS_SYM or its
- * SAS1068 with QBUS_MPT (see qemu_bus.h): one harness for the chips' QEMU
- * tests.
+ * A pcam bus on QEMU's AM53C974, its LSI53C895A with QBUS_SYM, its
+ * SAS1068 with QBUS_MPT or its virtio-scsi-pci with QBUS_VIRTIO (see
+ * qemu_bus.h): one harness for the chips' QEMU tests.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -69,7 +69,7 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
     if (rc != 0)
         fail_msg("opening the bus on QEMU's " QBUS_CHIP ": %d: %s", rc, err);
     live = b;
-#if !defined(QBUS_SYM) && !defined(QBUS_MPT)
+#if !defined(QBUS_SYM) && !defined(QBUS_MPT) && !defined(QBUS_VIRTIO)
     assert_int_equal(pcam_esp_get_chip(b->sc), PCAM_ESP_AM53C974);
 #endif
 }
@@ -98,7 +98,7 @@ void qbus_stop(qbus *b)
     live = NULL;
     if (violation != NULL)
         fail_msg("core invariant violated: %s", violation);
-#if defined(QBUS_SYM) || defined(QBUS_MPT)
+#if defined(QBUS_SYM) || defined(QBUS_MPT) || defined(QBUS_VIRTIO)
     assert_int_equal(nlive, 1); /* every dma_map was unmapped; the back-end's DMA area is the one left */
 #else
     assert_int_equal(nlive, 0); /* every dma_map was unmapped */

@@ -2,7 +2,8 @@
 /*
  * A pcam bus on QEMU's AM53C974 (or, built with QBUS_SYM, its LSI53C895A
  * with hal/sym: tests/sym; with QBUS_MPT its SAS1068 with hal/mpt:
- * tests/mpt): the core plus the back-end over the qtest
+ * tests/mpt; with QBUS_VIRTIO its virtio-scsi-pci with hal/virtio:
+ * tests/virtio): the core plus the back-end over the qtest
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
  * while the intercepted line is high, pcam_bus_tick() at the core's
  * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
@@ -21,12 +22,14 @@
 #include "pcam_qemu_sym.h"
 #elif defined(QBUS_MPT)
 #include "pcam_qemu_mpt.h"
+#elif defined(QBUS_VIRTIO)
+#include "pcam_qemu_virtio.h"
 #else
 #include "pcam_qemu_esp.h"
 #endif
 
 /* The bus is osshim/posix's pcam_qemu_chipbus (fields q, bus, sc, intrs...)
- * on the AM53C974, the LSI53C895A or the SAS1068; the first core invariant violation is kept by
+ * on the AM53C974, the LSI53C895A, the SAS1068 or virtio-scsi; the first core invariant violation is kept by
  * qemu_bus.c. QBUS_ENTRY is the chip's entry. */
 typedef pcam_qemu_chipbus qbus;
 typedef pcam_qemu_chipbus_opts qbus_opts;
@@ -36,6 +39,9 @@ typedef pcam_qemu_chipbus_opts qbus_opts;
 #elif defined(QBUS_MPT)
 #define QBUS_ENTRY pcam_qemu_chip_mptsas1068
 #define QBUS_CHIP "SAS1068"
+#elif defined(QBUS_VIRTIO)
+#define QBUS_ENTRY pcam_qemu_chip_virtio_scsi
+#define QBUS_CHIP "virtio-scsi"
 #else
 #define QBUS_ENTRY pcam_qemu_chip_am53c974
 #define QBUS_CHIP "AM53C974"
