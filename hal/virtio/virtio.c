@@ -143,6 +143,7 @@ void vio_forget_all(vio_sc *s)
         vio_free_slot(s, i);
     s->live = 0;
     memset(s->tm, 0, sizeof s->tm);
+    s->reset_query = false;
 }
 
 /* ---- the ops ---- */
@@ -174,13 +175,21 @@ static int op_reset_chip(void *sc)
 static int op_reset_bus(void *sc)
 {
     vio_sc *s = SC(sc);
+    uint8_t rq[AN_BYTES];
     vio_log(s, PCAM_LOG_WARN, "bus reset: device reset, live commands", s->live);
     vio_forget_all(s);
-    int rc = vio_bringup(s);
-    if (rc != PCAM_OK)
+    if (vio_bringup(s) != PCAM_OK) {
         s->ev_gross = true; /* the core's ladder goes on to reset_chip */
-    else
-        s->ev_reset = true;
+        return PCAM_OK;
+    }
+    /* A device reset raises no interrupt, and the core learns of the bus
+     * reset from poll: the device's answer to a query (asynchronous
+     * notification, nothing subscribed) is the interrupt that ends it. */
+    memset(rq, 0, sizeof rq);
+    pcam_put_le32(rq, T_AN_QUERY);
+    vio_put_lun(rq + AN_LUN, 0, 0);
+    s->reset_query = true;
+    vio_send_ctl(s, TM_QUERY, rq, AN_BYTES, AN_RESP_BYTES);
     return PCAM_OK;
 }
 
@@ -245,7 +254,7 @@ static int map_data(vio_sc *s, vio_slot *sl, const pcam_hal_cmd *cmd, unsigned m
     return left == 0 ? PCAM_OK : PCAM_ERR_RANGE; /* the list is shorter than data_len */
 }
 
-static void put_desc(uint8_t *d, uint64_t addr, uint32_t len, uint16_t flags, uint16_t next)
+void vio_put_desc(uint8_t *d, uint64_t addr, uint32_t len, uint16_t flags, uint16_t next)
 {
     pcam_put_le32(d + D_ADDR, (uint32_t)addr);
     pcam_put_le32(d + D_ADDR + 4, (uint32_t)(addr >> 32));
@@ -257,7 +266,7 @@ static void put_desc(uint8_t *d, uint64_t addr, uint32_t len, uint16_t flags, ui
 }
 
 /* The single-level LUN address of virtio-scsi: 1, target, flat LUN. */
-static void put_lun(uint8_t *p, uint8_t target, uint8_t lun)
+void vio_put_lun(uint8_t *p, uint8_t target, uint8_t lun)
 {
     memset(p, 0, 8);
     p[0] = 1;
@@ -287,7 +296,7 @@ static unsigned build(vio_sc *s, unsigned i, const pcam_hal_cmd *cmd)
     uint64_t bbus = s->dma_bus + A_SLOTS + SLOT_BYTES * i;
     uint8_t *rq = base + S_REQ, *ind = base + S_IND;
     memset(base, 0, S_IND);
-    put_lun(rq + RQ_LUN, cmd->target, cmd->lun);
+    vio_put_lun(rq + RQ_LUN, cmd->target, cmd->lun);
     pcam_put_le32(rq + RQ_TAG, TAG(i, sl->gen));
     rq[RQ_ATTR] = task_attr(cmd);
     memcpy(rq + RQ_CDB, cmd->cdb, cmd->cdb_len);
@@ -295,18 +304,18 @@ static unsigned build(vio_sc *s, unsigned i, const pcam_hal_cmd *cmd)
      * (response, data in): the order 5.6.6 requires. */
     unsigned n = 0;
     uint16_t wr = sl->dir == PCAM_DIR_IN ? DF_WRITE : 0;
-    put_desc(ind + DESC_BYTES * n, bbus + S_REQ, REQ_BYTES, DF_NEXT, (uint16_t)(n + 1u));
+    vio_put_desc(ind + DESC_BYTES * n, bbus + S_REQ, REQ_BYTES, DF_NEXT, (uint16_t)(n + 1u));
     n++;
     if (sl->dir == PCAM_DIR_OUT)
         for (unsigned k = 0; k < sl->nseg; k++, n++)
-            put_desc(ind + DESC_BYTES * n, sl->seg_bus[k], sl->seg_len[k], DF_NEXT, (uint16_t)(n + 1u));
+            vio_put_desc(ind + DESC_BYTES * n, sl->seg_bus[k], sl->seg_len[k], DF_NEXT, (uint16_t)(n + 1u));
     bool more = sl->dir == PCAM_DIR_IN && sl->nseg != 0;
-    put_desc(ind + DESC_BYTES * n, bbus + S_RESP, RESP_BYTES, (uint16_t)(DF_WRITE | (more ? DF_NEXT : 0)),
+    vio_put_desc(ind + DESC_BYTES * n, bbus + S_RESP, RESP_BYTES, (uint16_t)(DF_WRITE | (more ? DF_NEXT : 0)),
              more ? (uint16_t)(n + 1u) : 0);
     n++;
     if (sl->dir == PCAM_DIR_IN)
         for (unsigned k = 0; k < sl->nseg; k++, n++)
-            put_desc(ind + DESC_BYTES * n, sl->seg_bus[k], sl->seg_len[k],
+            vio_put_desc(ind + DESC_BYTES * n, sl->seg_bus[k], sl->seg_len[k],
                      (uint16_t)(wr | (k + 1u < sl->nseg ? DF_NEXT : 0)), (uint16_t)(n + 1u));
     if (sl->dir == PCAM_DIR_IN && sl->nseg != 0) /* the last has no successor */
         ind[DESC_BYTES * (n - 1u) + D_NEXT] = 0;
@@ -347,7 +356,7 @@ static int op_start(void *sc, const pcam_hal_cmd *cmd)
     }
     unsigned n = build(s, (unsigned)i, cmd);
     uint8_t *d = s->q[Q_REQ].ring + DESC_BYTES * (unsigned)i;
-    put_desc(d, s->dma_bus + A_SLOTS + SLOT_BYTES * (unsigned)i + S_IND, n * DESC_BYTES, DF_INDIRECT, 0);
+    vio_put_desc(d, s->dma_bus + A_SLOTS + SLOT_BYTES * (unsigned)i + S_IND, n * DESC_BYTES, DF_INDIRECT, 0);
     s->st.started++;
     vio_push(s, Q_REQ, (uint16_t)i);
     return PCAM_OK;
@@ -361,26 +370,34 @@ static int find_handle(const vio_sc *s, const void *h)
     return -1;
 }
 
-/* A task management request on the control queue: head 2k, two descriptors. */
-static void send_tmf(vio_sc *s, unsigned k, uint8_t subtype, uint8_t target, uint8_t lun, uint32_t tag)
+/* A control request k: head 2k, its request then its response (two descriptors). */
+void vio_send_ctl(vio_sc *s, unsigned k, const uint8_t *req, uint32_t req_len, uint32_t resp_len)
 {
     uint8_t *b = s->dma + A_TM + TM_BYTES * k;
     uint64_t bus = s->dma_bus + A_TM + TM_BYTES * k;
     uint8_t *ring = s->q[Q_CTL].ring;
     memset(b, 0, TM_BYTES);
-    pcam_put_le32(b + TMF_TYPE, T_TMF);
-    pcam_put_le32(b + TMF_SUBTYPE, subtype);
-    put_lun(b + TMF_LUN, target, lun);
-    pcam_put_le32(b + TMF_TAG, tag);
+    memcpy(b, req, req_len);
     b[TM_RESP] = 0xFF; /* no answer yet */
-    put_desc(ring + DESC_BYTES * (2u * k), bus, TMF_BYTES, DF_NEXT, (uint16_t)(2u * k + 1u));
-    put_desc(ring + DESC_BYTES * (2u * k + 1u), bus + TM_RESP, 1, DF_WRITE, 0);
+    vio_put_desc(ring + DESC_BYTES * (2u * k), bus, req_len, DF_NEXT, (uint16_t)(2u * k + 1u));
+    vio_put_desc(ring + DESC_BYTES * (2u * k + 1u), bus + TM_RESP, resp_len, DF_WRITE, 0);
     s->tm[k].live = true;
+    vio_push(s, Q_CTL, (uint16_t)(2u * k));
+}
+
+static void send_tmf(vio_sc *s, unsigned k, uint8_t subtype, uint8_t target, uint8_t lun, uint32_t tag)
+{
+    uint8_t rq[TMF_BYTES];
+    memset(rq, 0, sizeof rq);
+    pcam_put_le32(rq + TMF_TYPE, T_TMF);
+    pcam_put_le32(rq + TMF_SUBTYPE, subtype);
+    vio_put_lun(rq + TMF_LUN, target, lun);
+    pcam_put_le32(rq + TMF_TAG, tag);
     s->tm[k].subtype = subtype;
     s->tm[k].target = target;
     s->tm[k].lun = lun;
     s->st.task_mgmt++;
-    vio_push(s, Q_CTL, (uint16_t)(2u * k));
+    vio_send_ctl(s, k, rq, TMF_BYTES, 1);
 }
 
 static int op_abort(void *sc, const void *handle)

@@ -73,7 +73,8 @@ enum {
 };
 /* control queue: task management */
 enum { TMF_TYPE = 0, TMF_SUBTYPE = 4, TMF_LUN = 8, TMF_TAG = 16, TMF_BYTES = 24 };
-enum { T_TMF = 0 };
+enum { T_TMF = 0, T_AN_QUERY = 1 };
+enum { AN_LUN = 4, AN_EVENTS = 12, AN_BYTES = 16, AN_RESP_BYTES = 5 };
 enum { TMF_ABORT_TASK = 0, TMF_I_T_NEXUS_RESET = 4, TMF_LUN_RESET = 5 };
 /* event queue */
 enum { EV_EVENT = 0, EV_LUN = 4, EV_REASON = 12, EV_BYTES = 16 };
@@ -84,7 +85,7 @@ enum { ER_HARD = 0, ER_RESCAN = 1, ER_REMOVED = 2 };
 /* ---- queues and the DMA area ---- */
 enum { Q_CTL = 0, Q_EVT = 1, Q_REQ = 2, NQ = 3 };
 #define QN_REQ PCAM_VIRTIO_MAX_CMDS
-#define QN_CTL 4u
+#define QN_CTL 8u
 #define QN_EVT PCAM_VIRTIO_EVENTS
 #define ALIGN(x, a) (((x) + (a) - 1u) & ~((a) - 1u))
 #define VQ_AVAIL(n) (DESC_BYTES * (n))
@@ -103,11 +104,12 @@ enum { Q_CTL = 0, Q_EVT = 1, Q_REQ = 2, NQ = 3 };
 #define A_VQ_EVT (A_VQ_CTL + VQ_BYTES(QN_CTL))
 #define A_SLOTS (A_VQ_EVT + VQ_BYTES(QN_EVT))
 #define A_TM (A_SLOTS + PCAM_VIRTIO_MAX_CMDS * SLOT_BYTES)
-#define A_EVBUF (A_TM + 2u * TM_BYTES)
+#define A_EVBUF (A_TM + 3u * TM_BYTES)
 #define A_END (A_EVBUF + QN_EVT * EVBUF_BYTES)
 
-/* Control queue heads: two requests of two descriptors each. */
-enum { TM_ABORT = 0, TM_RESET = 1 };
+/* Control queue heads: three requests of two descriptors each, the third
+ * an asynchronous-notification query whose answer ends a bus reset. */
+enum { TM_ABORT = 0, TM_RESET = 1, TM_QUERY = 2 };
 
 /* A command's tag: its slot in the low byte, the slot's generation above. */
 #define GEN_MASK 0xFFFFu
@@ -164,10 +166,11 @@ typedef struct vio_sc {
     bool attached;
     bool ev_reset;        /* a bus reset happened: poll reports it */
     bool ev_gross;        /* the device wants a reset or the rings are corrupt */
+    bool reset_query;     /* a bus reset waits for the device's answer to its query */
     uint16_t live;
     uint8_t next_slot;
     vio_queue q[NQ];
-    vio_tm tm[2];
+    vio_tm tm[3];
     pcam_virtio_facts facts;
     pcam_virtio_stats st;
     vio_slot slot[PCAM_VIRTIO_MAX_CMDS];
@@ -182,6 +185,9 @@ void vio_forget_all(vio_sc *s);
 int vio_bringup(vio_sc *s);
 void vio_device_reset(vio_sc *s);
 void vio_push(vio_sc *s, unsigned q, uint16_t head);
+void vio_put_desc(uint8_t *d, uint64_t addr, uint32_t len, uint16_t flags, uint16_t next);
+void vio_put_lun(uint8_t *p, uint8_t target, uint8_t lun);
+void vio_send_ctl(vio_sc *s, unsigned k, const uint8_t *req, uint32_t req_len, uint32_t resp_len);
 int vio_poll(void *sc, pcam_hal_event *ev);
 /* Drain one queue's used ring (exposed for the fuzz target's lying device). */
 void vio_drain(vio_sc *s, unsigned q);

@@ -402,9 +402,17 @@ static void reset_done(vio_sc *s, uint32_t status)
 static void ctl_done(vio_sc *s, uint32_t id, uint32_t len)
 {
     unsigned k = id / 2u;
-    if ((id & 1u) != 0 || k > TM_RESET || !s->tm[k].live) {
+    if ((id & 1u) != 0 || k > TM_QUERY || !s->tm[k].live) {
         s->st.bad_used++;
         vio_log(s, PCAM_LOG_ERROR, "control completion for no request, id", id);
+        return;
+    }
+    if (k == TM_QUERY) {
+        /* Whatever it says, the device is back: the bus reset is done. */
+        memset(&s->tm[TM_QUERY], 0, sizeof s->tm[TM_QUERY]);
+        if (s->reset_query)
+            s->ev_reset = true;
+        s->reset_query = false;
         return;
     }
     uint8_t resp = s->dma[A_TM + TM_BYTES * k + TM_RESP];

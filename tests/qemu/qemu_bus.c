@@ -257,6 +257,47 @@ void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt
     free(want);
 }
 
+void qbus_scan_lun0(qbus *b, uint8_t t)
+{
+    qccb c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(b, &c, PCAM_FN_SCAN_LUN, t, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+}
+
+void qbus_io10(qccb *c, uint8_t t, bool write, uint32_t lba, uint16_t n, uint8_t *buf, bool tagged)
+{
+    uint8_t cdb[10];
+    cdb_rw10(cdb, write, lba, n);
+    qccb_io(c, t, 0, cdb, 10, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * 512u);
+    if (tagged) {
+        c->ccb.flags |= PCAM_CCB_TAGGED;
+        c->ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
+    }
+}
+
+void qbus_read_check(qbus *b, uint8_t t, uint32_t lba, uint32_t salt)
+{
+    uint8_t buf[512], want[512];
+    qccb c;
+    memset(buf, 0, sizeof buf);
+    qbus_io10(&c, t, false, lba, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    qrig_sector(want, lba, salt);
+    assert_memory_equal(buf, want, 512);
+}
+
+/* qbus_func() clears the flags, and the LUN reset is one. */
+uint32_t qbus_reset_dev(qbus *b, uint8_t t, bool lun_reset)
+{
+    qccb r;
+    memset(&r, 0, sizeof r);
+    r.ccb.func = PCAM_FN_RESET_DEV;
+    r.ccb.target = t;
+    r.ccb.flags = lun_reset ? PCAM_CCB_LUN_RESET : 0;
+    return qbus_sync(b, &r, 15000) & PCAM_STATUS_MASK;
+}
+
 void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
                       int *most)
 {

@@ -122,6 +122,16 @@ void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt
 void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
                       int *most);
 
+/* The recovery tests' steps, one per chip's faults test: SCAN LUN of (t, 0)
+ * ending REQ_CMP; a READ/WRITE 10 of n blocks at lba on (t, 0), SIMPLE-tagged
+ * when `tagged`; one block read and compared with qrig_sector(lba, salt);
+ * a device reset CCB (LOGICAL UNIT RESET when lun_reset) run to its end,
+ * its status returned. */
+void qbus_scan_lun0(qbus *b, uint8_t t);
+void qbus_io10(qccb *c, uint8_t t, bool write, uint32_t lba, uint16_t n, uint8_t *buf, bool tagged);
+void qbus_read_check(qbus *b, uint8_t t, uint32_t lba, uint32_t salt);
+uint32_t qbus_reset_dev(qbus *b, uint8_t t, bool lun_reset);
+
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
 void cdb_rw10(uint8_t *c, bool write, uint32_t lba, uint16_t blocks);
