@@ -45,6 +45,7 @@ typedef char vio_sc_fits[(sizeof(vio_sc) <= sizeof(((pcam_virtio *)0)->priv)) ? 
 typedef char vio_area_fits[(A_END + 64u <= PCAM_VIRTIO_DMA_BYTES) ? 1 : -1];
 typedef char vio_slots_fit[(PCAM_VIRTIO_MAX_CMDS <= 256u) ? 1 : -1];
 typedef char vio_req_fits[(REQ_BYTES <= S_RESP && S_RESP + RESP_BYTES <= S_IND) ? 1 : -1];
+typedef char vio_events_fit[(QN_EVT <= 8u) ? 1 : -1]; /* one bit each in ev_lent */
 
 static vio_sc *SC(void *v)
 {

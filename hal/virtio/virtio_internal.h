@@ -115,11 +115,11 @@ enum { TM_ABORT = 0, TM_RESET = 1, TM_QUERY = 2 };
 #define GEN_MASK 0xFFFFu
 #define TAG(slot, gen) ((((uint32_t)(gen) & GEN_MASK) << 8) | (uint32_t)(slot))
 
-/* FREE; LIVE: the device has it; HELD: it ended as terminated by a reset
- * of ours whose answer decides; ORPHAN: the core took it back (a device
- * reset of ours succeeded) but the device has not returned its descriptor,
- * so the slot cannot be reused until it does. */
-typedef enum { SL_FREE = 0, SL_LIVE, SL_HELD, SL_ORPHAN } vio_slot_state;
+/* FREE; LIVE: the device has it; HELD: the device returned it terminated
+ * by a reset of ours whose answer decides. A slot is free again only when
+ * the device has returned it or been reset, so a tag is never reused while
+ * the device may still hold it. */
+typedef enum { SL_FREE = 0, SL_LIVE, SL_HELD } vio_slot_state;
 
 typedef struct vio_slot {
     const void *handle;
@@ -167,6 +167,8 @@ typedef struct vio_sc {
     bool ev_reset;        /* a bus reset happened: poll reports it */
     bool ev_gross;        /* the device wants a reset or the rings are corrupt */
     bool reset_query;     /* a bus reset waits for the device's answer to its query */
+    uint8_t ev_lent;      /* event buffers the device holds, one bit each */
+    uint8_t ev_back;      /* those it returned in this drain */
     uint16_t live;
     uint8_t next_slot;
     vio_queue q[NQ];

@@ -225,6 +225,7 @@ static void lend_event(vio_sc *s, unsigned k)
     pcam_put_le32(d + D_ADDR + 4, (uint32_t)(bus >> 32));
     pcam_put_le32(d + D_LEN, EVBUF_BYTES);
     d[D_FLAGS] = DF_WRITE;
+    s->ev_lent = (uint8_t)(s->ev_lent | (1u << k));
     vio_push(s, Q_EVT, (uint16_t)k);
 }
 
@@ -238,6 +239,8 @@ int vio_bringup(vio_sc *s)
         return PCAM_ERR_UNSUPPORTED;
     }
     memset(s->q, 0, sizeof s->q);
+    s->ev_lent = 0;
+    s->ev_back = 0;
     cc_wr8(s, CC_STATUS, ST_ACK);
     cc_wr8(s, CC_STATUS, ST_ACK | ST_DRIVER);
     if ((rc = negotiate(s)) != PCAM_OK || (rc = device_config(s)) != PCAM_OK)
@@ -372,29 +375,37 @@ static uint32_t tmf_status(uint8_t resp)
     }
 }
 
-/* A device reset's answer: on success its commands are gone (the core has
- * taken them back; those the device still holds wait as orphans for their
- * used entries); otherwise the ones it terminated end now. */
+/* A device reset's answer. On success the device has returned every
+ * command it covered (QEMU cancels them before it answers), each held
+ * here for this answer: they are forgotten, the core has taken them back.
+ * A device that says FUNCTION COMPLETE but still holds one of them could
+ * still write into its buffers, which the core would give back to their
+ * owners: that is a failed reset (the core escalates to a bus reset, a
+ * device reset, after which the device touches nothing). Otherwise the
+ * ones it terminated end now. */
 static void reset_done(vio_sc *s, uint32_t status)
 {
     vio_tm *r = &s->tm[TM_RESET];
     uint8_t t = r->target, l = r->lun;
     bool lr = r->subtype == TMF_LUN_RESET;
-    for (unsigned i = 0; i < PCAM_VIRTIO_MAX_CMDS; i++) {
-        vio_slot *sl = &s->slot[i];
-        if ((sl->state != SL_LIVE && sl->state != SL_HELD) || sl->target != t || (lr && sl->lun != l))
-            continue;
-        if (status == PCAM_REQ_CMP && sl->state == SL_HELD) {
-            vio_free_slot(s, i);
-        } else if (status == PCAM_REQ_CMP) {
-            sl->state = SL_ORPHAN;
-            if (s->live > 0)
-                s->live--;
-        } else if (sl->state == SL_HELD) {
-            finish_status(s, i, PCAM_REQ_CMP_ERR);
+    memset(r, 0, sizeof *r);
+    for (unsigned i = 0; i < PCAM_VIRTIO_MAX_CMDS && status == PCAM_REQ_CMP; i++) {
+        const vio_slot *sl = &s->slot[i];
+        if (sl->state == SL_LIVE && sl->target == t && (!lr || sl->lun == l)) {
+            vio_log(s, PCAM_LOG_ERROR, "device reset answered but a command is still out, tag",
+                    TAG(i, sl->gen));
+            status = PCAM_REQ_CMP_ERR;
         }
     }
-    memset(r, 0, sizeof *r);
+    for (unsigned i = 0; i < PCAM_VIRTIO_MAX_CMDS; i++) {
+        vio_slot *sl = &s->slot[i];
+        if (sl->state != SL_HELD || sl->target != t || (lr && sl->lun != l))
+            continue;
+        if (status == PCAM_REQ_CMP)
+            vio_free_slot(s, i);
+        else
+            finish_status(s, i, PCAM_REQ_CMP_ERR);
+    }
     if (s->bus != NULL)
         (void)pcam_bus_hal_reset_done(s->bus, t, l, lr, status);
 }
@@ -434,11 +445,14 @@ static void ctl_done(vio_sc *s, uint32_t id, uint32_t len)
 
 static void event_done(vio_sc *s, uint32_t id, uint32_t len)
 {
-    if (id >= QN_EVT) {
+    if (id >= QN_EVT || (s->ev_lent & (1u << id)) == 0) {
+        /* Not a buffer the device holds (or one it returned twice in this
+         * drain): lending it again would give it twice. */
         s->st.bad_used++;
-        vio_log(s, PCAM_LOG_ERROR, "event completion for no buffer, id", id);
+        vio_log(s, PCAM_LOG_ERROR, "event completion for a buffer not lent, id", id);
         return;
     }
+    s->ev_lent = (uint8_t)(s->ev_lent & ~(1u << id));
     uint8_t e[EV_BYTES];
     vcopy(e, s->dma + A_EVBUF + EVBUF_BYTES * id, sizeof e);
     uint32_t ev = pcam_get_le32(e + EV_EVENT), reason = pcam_get_le32(e + EV_REASON);
@@ -475,7 +489,7 @@ static void event_done(vio_sc *s, uint32_t id, uint32_t len)
             vio_log(s, PCAM_LOG_WARN, "unknown event", ev);
         }
     }
-    lend_event(s, id);
+    s->ev_back = (uint8_t)(s->ev_back | (1u << id)); /* lent again after the drain */
 }
 
 void vio_drain(vio_sc *s, unsigned qi)
@@ -505,17 +519,21 @@ void vio_drain(vio_sc *s, unsigned qi)
             ctl_done(s, id, len);
         } else if (qi == Q_EVT) {
             event_done(s, id, len);
-        } else if (id >= QN_REQ || s->slot[id].state == SL_FREE || s->slot[id].state == SL_HELD) {
+        } else if (id >= QN_REQ || s->slot[id].state != SL_LIVE) {
             s->st.bad_used++;
             vio_log(s, PCAM_LOG_ERROR, "completion for a request not in flight, id", id);
-        } else if (s->slot[id].state == SL_ORPHAN) {
-            vio_free_slot(s, id); /* taken back by a reset; the slot is free again */
         } else {
             cmd_done(s, id, len);
         }
         if (s->ev_gross)
-            return;
+            break;
     }
+    /* Returned buffers go back after the whole drain, so one named twice
+     * in it is caught as not lent. */
+    for (unsigned k = 0; k < QN_EVT && qi == Q_EVT && !s->ev_gross; k++)
+        if ((s->ev_back & (1u << k)) != 0)
+            lend_event(s, k);
+    s->ev_back = 0;
 }
 
 static int take_event(vio_sc *s, pcam_hal_event *ev)
