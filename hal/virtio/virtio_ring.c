@@ -18,29 +18,45 @@ enum { T_RESET = 1000 };
 
 /* ---- registers ---- */
 
+/* Every register access of the back-end, counted. */
+static uint32_t rd(vio_sc *s, uintptr_t a, unsigned w)
+{
+    s->st.reg_reads++;
+    return w == 1 ? s->p.read8(s->p.ctx, a) : w == 2 ? s->p.read16(s->p.ctx, a) : s->p.read32(s->p.ctx, a);
+}
+static void wr(vio_sc *s, uintptr_t a, unsigned w, uint32_t v)
+{
+    s->st.reg_writes++;
+    if (w == 1)
+        s->p.write8(s->p.ctx, a, (uint8_t)v);
+    else if (w == 2)
+        s->p.write16(s->p.ctx, a, (uint16_t)v);
+    else
+        s->p.write32(s->p.ctx, a, v);
+}
 static uint8_t cc_rd8(vio_sc *s, unsigned off)
 {
-    return s->p.read8(s->p.ctx, s->cfg.common + off);
+    return (uint8_t)rd(s, s->cfg.common + off, 1);
 }
 static uint16_t cc_rd16(vio_sc *s, unsigned off)
 {
-    return s->p.read16(s->p.ctx, s->cfg.common + off);
+    return (uint16_t)rd(s, s->cfg.common + off, 2);
 }
 static uint32_t cc_rd32(vio_sc *s, unsigned off)
 {
-    return s->p.read32(s->p.ctx, s->cfg.common + off);
+    return rd(s, s->cfg.common + off, 4);
 }
 static void cc_wr8(vio_sc *s, unsigned off, uint8_t v)
 {
-    s->p.write8(s->p.ctx, s->cfg.common + off, v);
+    wr(s, s->cfg.common + off, 1, v);
 }
 static void cc_wr16(vio_sc *s, unsigned off, uint16_t v)
 {
-    s->p.write16(s->p.ctx, s->cfg.common + off, v);
+    wr(s, s->cfg.common + off, 2, v);
 }
 static void cc_wr32(vio_sc *s, unsigned off, uint32_t v)
 {
-    s->p.write32(s->p.ctx, s->cfg.common + off, v);
+    wr(s, s->cfg.common + off, 4, v);
 }
 static void cc_wr64(vio_sc *s, unsigned off, uint64_t v)
 {
@@ -49,11 +65,11 @@ static void cc_wr64(vio_sc *s, unsigned off, uint64_t v)
 }
 static uint32_t dc_rd32(vio_sc *s, unsigned off)
 {
-    return s->p.read32(s->p.ctx, s->cfg.device + off);
+    return rd(s, s->cfg.device + off, 4);
 }
 static uint16_t dc_rd16(vio_sc *s, unsigned off)
 {
-    return s->p.read16(s->p.ctx, s->cfg.device + off);
+    return (uint16_t)rd(s, s->cfg.device + off, 2);
 }
 
 /* ---- ring memory the device also writes: volatile, so the compiler
@@ -140,8 +156,8 @@ static int negotiate(vio_sc *s)
 static int device_config(vio_sc *s)
 {
     /* The sizes the request layout is built for (the 1.0 defaults). */
-    s->p.write32(s->p.ctx, s->cfg.device + DC_SENSE_SIZE, SENSE_SIZE);
-    s->p.write32(s->p.ctx, s->cfg.device + DC_CDB_SIZE, CDB_SIZE);
+    wr(s, s->cfg.device + DC_SENSE_SIZE, 4, SENSE_SIZE);
+    wr(s, s->cfg.device + DC_CDB_SIZE, 4, CDB_SIZE);
     pcam_virtio_facts *f = &s->facts;
     uint32_t ev_size = 0, sense = 0, cdb = 0;
     unsigned tries = 0;
@@ -212,7 +228,7 @@ void vio_push(vio_sc *s, unsigned qi, uint16_t head)
     vst16(av + R_IDX, q->avail_idx);
     q->in_flight++;
     s->st.notifies++;
-    s->p.write16(s->p.ctx, s->cfg.notify + q->notify_off, (uint16_t)qi);
+    wr(s, s->cfg.notify + q->notify_off, 2, qi);
 }
 
 static void lend_event(vio_sc *s, unsigned k)
@@ -253,7 +269,7 @@ int vio_bringup(vio_sc *s)
     cc_wr8(s, CC_STATUS, ST_ACK | ST_DRIVER | ST_FEATURES_OK | ST_DRIVER_OK);
     if ((cc_rd8(s, CC_STATUS) & (ST_NEEDS_RESET | ST_FAILED)) != 0)
         return refuse(s, "device failed at DRIVER_OK, status", cc_rd8(s, CC_STATUS));
-    (void)s->p.read8(s->p.ctx, s->cfg.isr); /* drop whatever was latched */
+    (void)rd(s, s->cfg.isr, 1); /* drop whatever was latched */
     for (unsigned k = 0; k < QN_EVT; k++)
         lend_event(s, k);
     return PCAM_OK;
@@ -557,7 +573,7 @@ int vio_poll(void *sc, pcam_hal_event *ev)
     vio_sc *s = (vio_sc *)sc;
     if (take_event(s, ev))
         return 1;
-    uint8_t isr = s->p.read8(s->p.ctx, s->cfg.isr); /* reading lowers INTx */
+    uint8_t isr = (uint8_t)rd(s, s->cfg.isr, 1); /* reading lowers INTx */
     if (isr != 0)
         s->st.interrupts++;
     if ((isr & ISR_CONFIG) != 0) {

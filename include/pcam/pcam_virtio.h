@@ -133,6 +133,8 @@ typedef struct pcam_virtio_facts {
 
 /** Counters of one back-end since attach. */
 typedef struct pcam_virtio_stats {
+    uint64_t reg_reads;       /**< Register reads (common, device, ISR regions). */
+    uint64_t reg_writes;      /**< Register writes (doorbells included). */
     uint64_t notifies;        /**< Doorbell writes. */
     uint64_t interrupts;      /**< Polls whose ISR read had a bit set. */
     uint64_t started;         /**< Commands put on the request queue. */
