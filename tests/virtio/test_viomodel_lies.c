@@ -10,7 +10,9 @@
  * than the CCB's buffer; a used index moved past what was made available;
  * events for an address outside the bus, too short, and one buffer named
  * twice in one drain; a device reset answered BAD_TARGET; a device that
- * needs a reset. Every CCB completes exactly once, the device model aborts
+ * needs a reset; and the embedder's and the core's mistakes handed straight
+ * to the ops (bad commands, lists that do not add up, one reset too many).
+ * Every CCB completes exactly once, the device model aborts
  * the run if the back-end points it at memory that is not its own, and
  * the log says what was refused.
  */
@@ -434,6 +436,105 @@ static void test_reset_answers_and_needs_reset(void **state)
     down(r);
 }
 
+/* The embedder's and the core's mistakes, refused with an error and no
+ * write: bad commands handed straight to the ops, a scatter-gather list
+ * that does not add up, management requests out of range or one too many,
+ * and the capability parser's remaining refusals. */
+static void test_refusals(void **state)
+{
+    rig *r = up();
+    const pcam_hal_cmd_ops *ops = r->hal.cmd;
+    uint8_t cdb[10] = {0x28, 0, 0, 0, 0, 0, 0, 0, 1, 0}, buf[1024];
+    pcam_sg sg[40];
+    pcam_hal_cmd c;
+    pcam_hal_caps caps;
+    (void)state;
+    r->hal.ops->get_caps(r->hal.sc, &caps);
+    assert_int_equal(caps.max_targets, 16);
+    assert_int_equal(caps.initiator_id, 15);
+    assert_int_equal(caps.max_sg, PCAM_VIRTIO_MAX_SG);
+    assert_int_equal(r->hal.ops->set_xfer(r->hal.sc, 16, NULL), PCAM_ERR_RANGE);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(ops->start(r->hal.sc, NULL), PCAM_ERR_NULL);
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_NULL); /* no CDB */
+    c.cdb = cdb;
+    c.cdb_len = 10;
+    c.target = 15; /* the stand-in initiator */
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_RANGE);
+    c.target = 16;
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_RANGE);
+    c.target = 0;
+    c.cdb_len = 17;
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_RANGE);
+    c.cdb_len = 10;
+    c.dir = PCAM_DIR_IN;
+    c.data_len = 1024;
+    c.sg_count = 2; /* a list shorter than data_len */
+    c.sg = sg;
+    sg[0].addr = buf;
+    sg[0].len = 512;
+    sg[1].addr = buf + 512;
+    sg[1].len = 0;
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_RANGE);
+    c.sg = NULL;
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_NULL);
+    for (unsigned k = 0; k < 40; k++) {
+        sg[k].addr = buf + 16u * k;
+        sg[k].len = 16;
+    }
+    c.sg = sg;
+    c.sg_count = 40; /* more segments than a command takes */
+    c.data_len = 640;
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_RANGE);
+    sg[3].addr = NULL;
+    c.sg_count = 8;
+    c.data_len = 128;
+    assert_int_equal(ops->start(r->hal.sc, &c), PCAM_ERR_RANGE);
+    assert_int_equal(viom_pending(VIOM_REQ), 0); /* none of them reached the device */
+    assert_int_equal(viom_mapped(), 0);          /* and every mapping was undone */
+    assert_int_equal(ops->abort(r->hal.sc, &c), PCAM_ERR_RANGE); /* never started */
+    assert_int_equal(ops->reset_dev(r->hal.sc, 16, 0, false), PCAM_ERR_RANGE);
+    assert_int_equal(ops->reset_dev(r->hal.sc, 1, 0, false), PCAM_OK);
+    assert_int_equal(ops->reset_dev(r->hal.sc, 2, 0, false), PCAM_ERR_NOSPACE); /* one at a time */
+    viom_ctl_answer(0, 0);
+    intr(r);
+    /* The counters and facts of nothing are zero; stop of nothing does nothing. */
+    pcam_virtio_stats st;
+    pcam_virtio_facts f;
+    pcam_virtio_get_stats(NULL, &st);
+    assert_int_equal(st.started, 0);
+    pcam_virtio_get_facts(NULL, &f);
+    assert_int_equal(f.offered, 0);
+    pcam_virtio_get_facts(&r->sc, &f);
+    assert_int_equal(f.max_target, 255);
+    pcam_virtio_get_stats(&r->sc, NULL);
+    pcam_virtio_get_facts(&r->sc, NULL);
+    pcam_virtio_stop(NULL);
+    down(r);
+
+    uint8_t cfg[256];
+    pcam_virtio_caps caps2;
+    viom_cfgspace(cfg);
+    assert_int_equal(pcam_virtio_parse_caps(cfg, 63, &caps2), PCAM_ERR_FORMAT);
+    assert_int_equal(pcam_virtio_parse_caps(cfg, sizeof cfg, NULL), PCAM_ERR_NULL);
+    /* A capability shorter than 16 bytes. */
+    viom_cfgspace(cfg);
+    cfg[0x52] = 8;
+    assert_int_equal(pcam_virtio_parse_caps(cfg, sizeof cfg, &caps2), PCAM_ERR_FORMAT);
+    /* The ISR capability in a BAR that does not exist, and a second common
+     * one, both passed over: the ISR region is then missing. */
+    viom_cfgspace(cfg);
+    cfg[0x54] = 6;
+    cfg[0x53] = 1;
+    assert_int_equal(pcam_virtio_parse_caps(cfg, sizeof cfg, &caps2), PCAM_ERR_UNSUPPORTED);
+    /* A non-virtio capability (MSI-X, 11h) in the chain is walked past. */
+    viom_cfgspace(cfg);
+    cfg[0x34] = 0x80;
+    cfg[0x80] = 0x11;
+    cfg[0x81] = 0x40;
+    assert_int_equal(pcam_virtio_parse_caps(cfg, sizeof cfg, &caps2), PCAM_OK);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -444,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_index_past_ring),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_reset_answers_and_needs_reset),
+        cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
