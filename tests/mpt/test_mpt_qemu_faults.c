@@ -35,102 +35,27 @@ static pcam_qemu_drive drives[2];
 
 static void test_media_errors_and_absent(void **state)
 {
-    uint8_t buf[4096];
     pcam_mpt_stats st;
     qbus b;
-    qccb c;
     (void)state;
     qbus_start(&b, drives, 1, NULL, NULL);
-    qbus_scan_lun0(&b, 0);
-    /* blkdebug fails writes of sector 16 with EIO: scsi-disk reports
-     * ABORTED COMMAND (0B); the IOC's autosense carries it. */
-    memset(buf, 0x3c, sizeof buf);
-    qbus_io10(&c, 0, true, 16, 1, buf, true);
-    qbus_sync(&b, &c, 15000);
-    qbus_expect(&c, PCAM_SCSI_STATUS_ERROR);
-    assert_true(c.ccb.status & PCAM_AUTOSNS_VALID);
-    assert_int_equal(c.ccb.u.io.scsi_status, 0x02);
-    assert_int_equal(c.sense[0] & 0x7f, 0x70);
-    assert_int_equal(c.sense[2] & 0x0f, 0x0b);
-    assert_int_equal(c.sense[12], 0x00); /* I/O PROCESS TERMINATED */
-    assert_int_equal(c.sense[13], 0x06);
-    /* Reads of sector 40 fail the same way. */
-    memset(c.sense, 0, sizeof c.sense);
-    qbus_io10(&c, 0, false, 40, 1, buf, true);
-    qbus_sync(&b, &c, 15000);
-    qbus_expect(&c, PCAM_SCSI_STATUS_ERROR);
-    assert_true(c.ccb.status & PCAM_AUTOSNS_VALID);
-    assert_int_equal(c.sense[2] & 0x0f, 0x0b);
-    assert_int_equal(c.sense[13], 0x06);
-    /* Its neighbours are fine. */
-    qbus_io10(&c, 0, true, 17, 1, buf, true);
-    qbus_sync(&b, &c, 15000);
-    qbus_expect(&c, PCAM_REQ_CMP);
-    memset(buf, 0, 512);
-    qbus_io10(&c, 0, false, 17, 1, buf, true);
-    qbus_sync(&b, &c, 15000);
-    qbus_expect(&c, PCAM_REQ_CMP);
-    assert_int_equal(buf[0], 0x3c);
-    assert_int_equal(buf[511], 0x3c);
-    qbus_read_check(&b, 0, 41, SALT);
-    /* Nobody at ID 5: the IOC says DEVICE NOT THERE. */
-    static const uint8_t tur[6] = {0};
-    qccb_io(&c, 5, 0, tur, 6, PCAM_DIR_NONE, NULL, 0);
-    qbus_sync(&b, &c, 15000);
-    qbus_expect(&c, PCAM_SEL_TIMEOUT);
+    /* The IOC's autosense carries the sense; nobody at ID 5 is DEVICE NOT THERE. */
+    qbus_check_media_errors(&b, SALT);
     pcam_mpt_get_stats(b.sc, &st);
     assert_int_equal(st.bad_replies, 0);
     qbus_stop(&b);
 }
 
-#define N 16
-static unsigned ndone;
-static void count_cb(qccb *c)
-{
-    (void)c;
-    ndone++;
-}
-
 static void test_bus_reset_in_flight(void **state)
 {
-    qccb *c = calloc(N, sizeof *c);
-    uint8_t *buf = malloc(N * 4096), want[512];
     pcam_mpt_stats st;
     qbus b;
-    qccb r;
     (void)state;
     qbus_start(&b, drives, 1, NULL, NULL);
-    qbus_scan_lun0(&b, 0);
-    ndone = 0;
-    for (unsigned i = 0; i < N; i++) {
-        qbus_io10(&c[i], 0, false, 200 + 8 * i, 8, buf + 4096 * i, true);
-        c[i].on_done = count_cb;
-        qbus_submit(&b, &c[i]);
-    }
-    memset(&r, 0, sizeof r);
-    assert_int_equal(qbus_func(&b, &r, PCAM_FN_RESET_BUS, 0, 0, 15000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
-    assert_true(qbus_run_until(&b, &ndone, N, 30000));
-    unsigned lost = 0;
-    for (unsigned i = 0; i < N; i++) {
-        assert_int_equal(c[i].done_count, 1);
-        assert_int_equal(c[i].ccb.status & PCAM_STATUS_MASK, PCAM_REQ_CMP);
-        if (c[i].ccb.u.io.resid == 4096) {
-            lost++; /* met the reset's UNIT ATTENTION with its sense gone (tests/sym's absorb_ua) */
-            continue;
-        }
-        assert_int_equal(c[i].ccb.u.io.resid, 0);
-        for (unsigned k = 0; k < 8; k++) {
-            qrig_sector(want, 200 + 8 * i + k, SALT);
-            assert_memory_equal(buf + 4096 * i + 512 * k, want, 512);
-        }
-    }
-    assert_true(lost <= 1);
-    qbus_read_check(&b, 0, 250, SALT);
+    qbus_check_bus_reset_in_flight(&b, SALT); /* RESET BUS task management */
     pcam_mpt_get_stats(b.sc, &st);
     assert_true(st.bus_resets >= 1);
     assert_true(st.task_mgmt >= 1);
-    free(c);
-    free(buf);
     qbus_stop(&b);
 }
 
@@ -160,48 +85,15 @@ static void test_device_resets(void **state)
 
 static void test_abort_held(void **state)
 {
-    uint8_t buf[512];
-    char out[256];
-    pcam_counters c0, c1;
     qbus b;
-    qccb c, a;
     (void)state;
     qbus_start_monitor(&b, drives, 1, NULL);
-    qbus_scan_lun0(&b, 0);
-    assert_int_equal(pcam_bus_get_counters(&b.bus, 0, &c0), PCAM_OK);
-    /* Hold the next read in the block layer: the IOC keeps the task. */
-    assert_int_equal(pcam_qemu_hmp(b.q, "qemu-io d0 \"break read_aio A\"", out, sizeof out), 0);
-    qbus_io10(&c, 0, false, 400, 1, buf, true);
-    qbus_submit(&b, &c);
-    for (int i = 0; i < 20; i++)
-        qbus_step(&b, 10);
-    assert_int_equal(c.done_count, 0);
-    /* QEMU's model answers ABORT TASK once the block layer has let go of
-     * the request (scsi_req_cancel_async): the break point is resumed
-     * while the abort is outstanding, and the read ends as aborted. */
-    memset(&a, 0, sizeof a);
-    a.ccb.func = PCAM_FN_ABORT;
-    a.ccb.u.abort.victim = &c.ccb;
-    qbus_submit(&b, &a);
-    for (int i = 0; i < 10; i++)
-        qbus_step(&b, 10);
-    assert_int_equal(c.done_count, 0);
-    assert_int_equal(pcam_qemu_hmp(b.q, "qemu-io d0 \"resume A\"", out, sizeof out), 0);
-    assert_true(qbus_run_until(&b, &a.done_count, 1, 15000));
-    assert_int_equal(a.ccb.status & PCAM_STATUS_MASK, PCAM_REQ_CMP);
-    assert_true(qbus_run_until(&b, &c.done_count, 1, 15000));
-    qbus_expect(&c, PCAM_REQ_ABORTED);
-    assert_int_equal(pcam_bus_get_counters(&b.bus, 0, &c1), PCAM_OK);
-    assert_int_equal(c1.aborts, c0.aborts + 1);
-    qbus_read_check(&b, 0, 401, SALT);
-    assert_int_equal(c.done_count, 1);
+    qbus_check_abort_held(&b, SALT);
     qbus_stop(&b);
 }
 
 static void test_hot_removal(void **state)
 {
-    char out[512];
-    uint8_t buf[512];
     qbus b;
     qccb c;
     (void)state;
@@ -211,21 +103,7 @@ static void test_hot_removal(void **state)
                          PCAM_STATUS_MASK,
                      PCAM_REQ_CMP);
     qbus_read_check(&b, 2, 10, SALT2);
-    assert_int_equal(pcam_qemu_hmp(b.q, "device_del hd2", out, sizeof out), 0);
-    /* The disk is gone from QEMU's bus once its unplug ran. */
-    for (int i = 0; i < 20; i++)
-        qbus_step(&b, 10);
-    qbus_io10(&c, 2, false, 11, 1, buf, true);
-    qbus_sync(&b, &c, 15000);
-    qbus_expect(&c, PCAM_SEL_TIMEOUT);
-    memset(&c, 0, sizeof c);
-    assert_int_equal(qbus_func(&b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 60000) &
-                         PCAM_STATUS_MASK,
-                     PCAM_REQ_CMP);
-    memset(&c, 0, sizeof c);
-    assert_int_equal(qbus_func(&b, &c, PCAM_FN_GET_DEV, 2, 0, 1000) & PCAM_STATUS_MASK, PCAM_DEV_NOT_THERE);
-    /* The other disk is untouched. */
-    qbus_read_check(&b, 0, 12, SALT);
+    qbus_check_hot_removal(&b, "hd2", 2, SALT); /* the IOC sends no event: DEVICE NOT THERE */
     qbus_stop(&b);
 }
 

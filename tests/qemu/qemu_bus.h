@@ -132,6 +132,32 @@ void qbus_io10(qccb *c, uint8_t t, bool write, uint32_t lba, uint16_t n, uint8_t
 void qbus_read_check(qbus *b, uint8_t t, uint32_t lba, uint32_t salt);
 uint32_t qbus_reset_dev(qbus *b, uint8_t t, bool lun_reset);
 
+/* The scenarios every command-level chip's QEMU tests run (tests/mpt,
+ * tests/virtio), on a running bus; the caller checks its back-end's own
+ * counters after each.
+ * - sg_and_short_inquiry: on target 0 (image `image`), a 20-segment READ
+ *   and WRITE (10) of 24 blocks compared with the image, nothing written
+ *   past a segment; an INQUIRY for 200 bytes ends with the residual the
+ *   data's additional length implies.
+ * - media_errors: target 0 behind blkdebug failing writes of sector 16 and
+ *   reads of sector 40 with EIO: CHECK CONDITION with autosense ABORTED
+ *   COMMAND / I/O PROCESS TERMINATED; the neighbours are fine; a TEST
+ *   UNIT READY at the empty ID 5 is a selection timeout.
+ * - bus_reset_in_flight: 16 tagged reads on target 0, a bus reset: every
+ *   CCB completes once, GOOD, with the image's data (one may meet the
+ *   reset's UNIT ATTENTION with its sense gone: resid 4096), then a read.
+ * - abort_held (a bus with a monitor): a read held at a blkdebug break
+ *   point, its ABORT TASK answered once the break point is resumed; the
+ *   read ends aborted, once, and the next read is right.
+ * - hot_removal (a bus with a monitor, scanned): device_del of `dev` (the
+ *   disk at target t): a read there is a selection timeout, the next scan
+ *   drops it, and target 0 still reads right. */
+void qbus_check_sg_and_short_inquiry(qbus *b, const char *image);
+void qbus_check_media_errors(qbus *b, uint32_t salt);
+void qbus_check_bus_reset_in_flight(qbus *b, uint32_t salt);
+void qbus_check_abort_held(qbus *b, uint32_t salt);
+void qbus_check_hot_removal(qbus *b, const char *dev, uint8_t t, uint32_t salt0);
+
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
 void cdb_rw10(uint8_t *c, bool write, uint32_t lba, uint16_t blocks);
