@@ -492,6 +492,85 @@ void qbus_check_hot_removal(qbus *b, const char *dev, uint8_t t, uint32_t salt0)
     qbus_read_check(b, 0, 12, salt0);
 }
 
+void qbus_check_scan_two_disks(qbus *b, uint8_t skip)
+{
+    qccb c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 60000) &
+                         PCAM_STATUS_MASK,
+                     PCAM_REQ_CMP);
+    for (uint8_t t = 0; t < 16; t++) {
+        if (t == skip)
+            continue;
+        bool want = t == 0 || t == 2;
+        memset(&c, 0, sizeof c);
+        uint32_t s = qbus_func(b, &c, PCAM_FN_GET_DEV, t, 0, 1000) & PCAM_STATUS_MASK;
+        assert_int_equal(s, want ? PCAM_REQ_CMP : PCAM_DEV_NOT_THERE);
+        if (want) {
+            assert_int_equal(c.ccb.u.dev.type, 0);
+            assert_memory_equal(c.ccb.u.dev.inquiry + 8, "QEMU    ", 8);
+        }
+    }
+}
+
+uint32_t qbus_check_device_resets(qbus *b, uint32_t salt)
+{
+    pcam_counters c0, c1;
+    qbus_scan_lun0(b, 0);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &c0), PCAM_OK);
+    assert_int_equal(qbus_reset_dev(b, 0, false), PCAM_REQ_CMP);
+    qbus_read_check(b, 0, 300, salt);
+    assert_int_equal(qbus_reset_dev(b, 0, true), PCAM_REQ_CMP);
+    qbus_read_check(b, 0, 301, salt);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &c1), PCAM_OK);
+    assert_int_equal(c1.resets, c0.resets + 2);
+    uint32_t rs = qbus_reset_dev(b, 5, true);
+    printf("LUN reset at ID 5: 0x%x\n", rs);
+    return rs;
+}
+
+static unsigned depth_done;
+static void depth_count(qccb *c)
+{
+    (void)c;
+    depth_done++;
+}
+
+void qbus_check_tagged_depth(qbus *b, uint8_t t, const char *image, unsigned depth, unsigned rounds)
+{
+    static const uint8_t attr[3] = {PCAM_TAG_SIMPLE, PCAM_TAG_ORDERED, PCAM_TAG_HEAD_OF_QUEUE};
+    qccb *c = calloc(depth, sizeof *c);
+    uint8_t *buf = malloc((size_t)depth * 4096), *want = malloc(4096);
+    pcam_counters cnt, before;
+    assert_non_null(c);
+    assert_non_null(buf);
+    assert_non_null(want);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, t, &before), PCAM_OK);
+    depth_done = 0;
+    for (unsigned r = 0; r < rounds; r++) {
+        for (unsigned i = 0; i < depth; i++) {
+            uint8_t cdb[10];
+            cdb_rw10(cdb, false, 1000 + (r * depth + i) * 8u, 8);
+            qccb_io(&c[i], t, 0, cdb, 10, PCAM_DIR_IN, buf + (size_t)i * 4096, 4096);
+            c[i].ccb.flags |= PCAM_CCB_TAGGED;
+            c[i].ccb.u.io.tag_action = attr[(i + r) % 3];
+            c[i].on_done = depth_count;
+            qbus_submit(b, &c[i]);
+        }
+        assert_true(qbus_run_until(b, &depth_done, (r + 1) * depth, 60000));
+        for (unsigned i = 0; i < depth; i++) {
+            qbus_expect(&c[i], PCAM_REQ_CMP);
+            qbus_image_blocks(image, 1000 + (r * depth + i) * 8u, 8, want);
+            assert_memory_equal(buf + (size_t)i * 4096, want, 4096);
+        }
+    }
+    assert_int_equal(pcam_bus_get_counters(&b->bus, t, &cnt), PCAM_OK);
+    assert_int_equal(cnt.errors - before.errors, 0);
+    free(c);
+    free(buf);
+    free(want);
+}
+
 void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
                       int *most)
 {

@@ -157,6 +157,18 @@ void qbus_check_media_errors(qbus *b, uint32_t salt);
 void qbus_check_bus_reset_in_flight(qbus *b, uint32_t salt);
 void qbus_check_abort_held(qbus *b, uint32_t salt);
 void qbus_check_hot_removal(qbus *b, const char *dev, uint8_t t, uint32_t salt0);
+/* - scan_two_disks: SCAN BUS, then every ID 0..15 but `skip` (the
+ *   initiator's) has a QEMU disk at 0 and 2 and nothing elsewhere.
+ * - device_resets: on scanned target 0, a target reset and a LUN reset
+ *   each followed by a right read, counted by the core; returns the status
+ *   of a LUN reset at the empty ID 5.
+ * - tagged_depth: `rounds` x `depth` 4 KiB tagged reads (simple, ordered,
+ *   head of queue in turn) on scanned target t, whose image is `image`,
+ *   all submitted before any is waited for; each completes once with the
+ *   image's bytes and the core counts no error. */
+void qbus_check_scan_two_disks(qbus *b, uint8_t skip);
+uint32_t qbus_check_device_resets(qbus *b, uint32_t salt);
+void qbus_check_tagged_depth(qbus *b, uint8_t t, const char *image, unsigned depth, unsigned rounds);
 
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);
