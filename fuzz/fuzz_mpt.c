@@ -9,8 +9,8 @@
  * own choosing (lent or not, aligned or not) with any function, length,
  * IOCStatus, SCSI state, transfer and sense count; events with any code and
  * data length; faults. The core above it is real, and the input also
- * plays the upper layer (I/O with and without data, scatter-gather, sense
- * buffers, tags; aborts and resets), and time (timeouts walk the ladder).
+ * plays the upper layer (upper.c: I/O with and without data, scatter-gather,
+ * sense buffers, tags; aborts and resets), and time (timeouts walk the ladder).
  *
  * Checked on every input: every CCB completes exactly once (at once if
  * twice; after pcam_bus_shutdown() none is left); the DMA area, data and
