@@ -28,4 +28,5 @@ static pcam_err sym_attach(pcam_qemu_chipbus *b)
 
 const pcam_qemu_chip pcam_qemu_chip_lsi53c895a = {
     "LSI53C895A", "lsi53c895a", 0x1000, 0x0012, sizeof(pcam_sym), PCAM_SYM_DMA_BYTES, sym_attach, NULL,
+    NULL, NULL,
 };
