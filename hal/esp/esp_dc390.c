@@ -211,3 +211,34 @@ void pcam_dc390_apply(const pcam_dc390_settings *s, pcam_esp_config *ec, pcam_bu
             bc->tag_depth_max = s->max_tags;
     }
 }
+
+static void limits_done(pcam_ccb *ccb)
+{
+    (void)ccb;
+}
+
+pcam_err pcam_dc390_set_limits(pcam_bus *bus, const pcam_dc390_settings *s)
+{
+    uint8_t t;
+
+    if (bus == NULL || s == NULL)
+        return PCAM_ERR_NULL;
+    if (!s->valid)
+        return PCAM_OK; /* the core's own limits are the defaults */
+    for (t = 0; t < PCAM_DC390_TARGETS; t++) {
+        pcam_ccb ccb;
+
+        if (t == s->host_id)
+            continue;
+        memset(&ccb, 0, sizeof ccb);
+        ccb.func = PCAM_FN_SET_TRAN;
+        ccb.target = t;
+        ccb.done = limits_done;
+        ccb.u.tran.type = PCAM_TRAN_USER;
+        ccb.u.tran.settings = s->target[t].limits;
+        pcam_action(bus, &ccb); /* a synchronous function: completed on return */
+        if ((ccb.status & PCAM_STATUS_MASK) != PCAM_REQ_CMP)
+            return PCAM_ERR_RANGE;
+    }
+    return PCAM_OK;
+}

@@ -225,12 +225,23 @@ pcam_err pcam_dc390_parse(const uint8_t *raw, size_t len, pcam_dc390_settings *o
  * the host ID into @p ec->initiator_id, parity off for the chip
  * (#PCAM_ESP_F_NO_PARITY) when no target wants it, and the tag count as a
  * ceiling on @p bc's tag_depth and tag_depth_max. Invalid settings change
- * nothing. The per-target limits go to the bus with #PCAM_FN_SET_TRAN
- * once it is up (pcam_dc390_target::limits).
+ * nothing. The per-target limits go to the bus once it is up
+ * (pcam_dc390_set_limits()).
  * @param s the settings. @param ec the attach configuration, or NULL.
  * @param bc the bus configuration, or NULL.
  */
 void pcam_dc390_apply(const pcam_dc390_settings *s, pcam_esp_config *ec, pcam_bus_config *bc);
+
+/**
+ * Hand the per-target limits to a bus that is up: one #PCAM_FN_SET_TRAN
+ * (user limits) per target but the host, each completed before the next.
+ * Call with the bus lock held, as for any pcam_action(). Invalid settings
+ * change nothing (the core's own limits are the defaults).
+ * @param bus the bus. @param s the settings.
+ * @return #PCAM_OK; #PCAM_ERR_NULL; #PCAM_ERR_RANGE when the core refused
+ *         a target (one beyond the chip's).
+ */
+pcam_err pcam_dc390_set_limits(pcam_bus *bus, const pcam_dc390_settings *s);
 
 #ifdef __cplusplus
 }

@@ -108,34 +108,11 @@ static void dc390_bus_config(const pcam_qemu_chipbus *b, pcam_bus_config *cfg)
     pcam_dc390_apply(&d->nvram, NULL, cfg);
 }
 
-static void tran_done(pcam_ccb *ccb)
-{
-    (void)ccb;
-}
-
 static pcam_err dc390_configure(pcam_qemu_chipbus *b)
 {
     const pcam_qemu_dc390 *d = b->sc;
-    uint8_t t;
 
-    if (!d->nvram.valid)
-        return PCAM_OK; /* the core's own limits are the defaults */
-    for (t = 0; t < PCAM_DC390_TARGETS; t++) {
-        pcam_ccb ccb;
-
-        if (t == d->nvram.host_id)
-            continue;
-        memset(&ccb, 0, sizeof ccb);
-        ccb.func = PCAM_FN_SET_TRAN;
-        ccb.target = t;
-        ccb.done = tran_done;
-        ccb.u.tran.type = PCAM_TRAN_USER;
-        ccb.u.tran.settings = d->nvram.target[t].limits;
-        pcam_action(&b->bus, &ccb); /* completes before it returns */
-        if ((ccb.status & PCAM_STATUS_MASK) != PCAM_REQ_CMP)
-            return PCAM_ERR_RANGE;
-    }
-    return PCAM_OK;
+    return pcam_dc390_set_limits(&b->bus, &d->nvram);
 }
 
 const pcam_qemu_chip pcam_qemu_chip_dc390 = {
