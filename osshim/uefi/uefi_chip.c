@@ -74,7 +74,10 @@ static void dc390_read(pcam_uefi_ctrl *c)
         c->nvram.valid = FALSE;
         return; /* a plain AM53C974 */
     }
-    if (pcam_dc390_parse(raw, sizeof raw, &c->nvram, &why) != PCAM_OK)
+    if (pcam_dc390_parse(raw, sizeof raw, &c->nvram, &why) == PCAM_OK)
+        Print(L"pcam: Tekram DC-390 EEPROM: host ID %d, %d tags per LUN\r\n", (INT32)c->nvram.host_id,
+              (INT32)c->nvram.max_tags);
+    else
         Print(L"pcam: DC-390 EEPROM: %a; AM53C974 defaults\r\n", why);
 }
 
