@@ -74,6 +74,7 @@ struct pcam_fbsd_softc {
     bool bus_up;                 /* pcam_bus_init() succeeded */
     bool simq_frozen;            /* we froze the SIM queue when out of requests */
     pcam_platform plat;
+    pcam_dc390_settings nvram;   /* a Tekram DC-390's EEPROM (valid false: none) */
     union {
         pcam_esp esp;
         pcam_sym sym;
@@ -582,6 +583,40 @@ static void pcam_fbsd_dma_cb(void *arg, bus_dma_segment_t *segs, int nseg, int e
         *(bus_addr_t *)arg = segs[0].ds_addr;
 }
 
+/* A Tekram DC-390 has the Am53C974's IDs; its 93C46 answers on pins in
+ * configuration space (pcam_esp.h), a plain Am53C974's do not. */
+static uint8_t dc390_rd(void *ctx, uint8_t off)
+{
+    return (uint8_t)pci_read_config(((struct pcam_fbsd_softc *)ctx)->dev, off, 1);
+}
+
+static void dc390_wr(void *ctx, uint8_t off, uint8_t v)
+{
+    pci_write_config(((struct pcam_fbsd_softc *)ctx)->dev, off, v, 1);
+}
+
+static void dc390_delay(void *ctx, uint32_t us)
+{
+    (void)ctx;
+    DELAY(us);
+}
+
+static void pcam_fbsd_dc390(struct pcam_fbsd_softc *sc)
+{
+    const pcam_dc390_cfg_io io = {sc, dc390_rd, dc390_wr, dc390_delay};
+    uint8_t raw[PCAM_DC390_EEPROM_BYTES];
+    const char *why = "no EEPROM answers";
+
+    sc->nvram.valid = false;
+    if (pcam_dc390_read_eeprom(&io, raw) != PCAM_OK)
+        return; /* a plain Am53C974 */
+    if (pcam_dc390_parse(raw, sizeof(raw), &sc->nvram, &why) == PCAM_OK)
+        device_printf(sc->dev, "Tekram DC-390 EEPROM: host ID %u, %u tags per LUN\n", sc->nvram.host_id,
+                      sc->nvram.max_tags);
+    else
+        device_printf(sc->dev, "DC-390 EEPROM: %s; Am53C974 defaults\n", why);
+}
+
 static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc)
 {
     pcam_esp_config ec;
@@ -593,6 +628,8 @@ static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc)
     ec.clock_khz = 40000; /* the Am53C974's 40 MHz clock */
     ec.initiator_id = 7;
     ec.use_dma = true;
+    pcam_fbsd_dc390(sc);
+    pcam_dc390_apply(&sc->nvram, &ec, NULL);
     return pcam_esp_attach(&sc->be.esp, &ec, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
 }
 
@@ -673,6 +710,7 @@ static int pcam_fbsd_attach(device_t dev)
     sc->hal.ops->get_caps(sc->hal.sc, &caps);
     pcam_bus_config_defaults(&cfg);
     cfg.luns_per_target = PCAM_FBSD_LUNS;
+    pcam_dc390_apply(&sc->nvram, NULL, &cfg); /* a DC-390's tag count */
     sc->luns = malloc(sizeof(*sc->luns) * PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target), M_DEVBUF,
                       M_WAITOK | M_ZERO);
     for (sc->nfree = 0; sc->nfree < sc->nreqs; sc->nfree++)
@@ -684,6 +722,8 @@ static int pcam_fbsd_attach(device_t dev)
     error = pcam_bus_init(&sc->bus, &cfg, &sc->hal, &sc->plat, sc->luns,
                           PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) == PCAM_OK ? 0 : ENXIO;
     sc->bus_up = error == 0;
+    if (error == 0 && pcam_dc390_set_limits(&sc->bus, &sc->nvram) != PCAM_OK)
+        error = ENXIO;
     if (error == 0 && pcam_fbsd_sim_init(&sc->xs, &sc->bus, &ops, sc, &id) != 0)
         error = ENXIO;
     mtx_unlock(&sc->mtx);

@@ -75,6 +75,7 @@ struct plx_host {
 	bool tagged[PCAM_MAX_TARGETS][PLX_LUNS];
 	pcam_platform plat;
 	pcam_hal hal;
+	pcam_dc390_settings nvram;	/* a DC-390's EEPROM; valid false: none */
 	union {
 		pcam_esp esp;
 		pcam_sym sym;

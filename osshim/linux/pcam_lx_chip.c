@@ -3,16 +3,55 @@
  * The chip table of pcam.ko: which PCI IDs bind, and for each back-end the
  * few steps that differ (map the BAR the back-end wants, give it the memory
  * it needs, attach it, read its interrupt and statistics counters). The AMD
- * AM53C974 runs on hal/esp; the 53C8xx family (QEMU: LSI53C895A, 1000:0012)
+ * AM53C974 runs on hal/esp, and a Tekram DC-390 (the same IDs) with the
+ * settings of its EEPROM; the 53C8xx family (QEMU: LSI53C895A, 1000:0012)
  * runs on hal/sym with its script-level profile. Everything else (queueing,
  * tags, negotiation, recovery) is the core's; nothing here may decide it.
  */
+#include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/pci.h>
 
 #include "pcam_lx.h"
 
 /* ---------------------------------------------------------------- AM53C974 */
+
+/* A Tekram DC-390 has the AM53C974's IDs; its 93C46 answers on pins in
+ * configuration space, a plain AM53C974 does not. */
+static u8 plx_cfg_rd(void *ctx, u8 off)
+{
+	u8 v = 0xff;
+
+	pci_read_config_byte(ctx, off, &v);
+	return v;
+}
+
+static void plx_cfg_wr(void *ctx, u8 off, u8 v)
+{
+	pci_write_config_byte(ctx, off, v);
+}
+
+static void plx_cfg_delay(void *ctx, u32 us)
+{
+	udelay(us);
+}
+
+static void plx_dc390_read(struct plx_host *h)
+{
+	const pcam_dc390_cfg_io io = { h->pdev, plx_cfg_rd, plx_cfg_wr, plx_cfg_delay };
+	u8 raw[PCAM_DC390_EEPROM_BYTES];
+	const char *why = "no EEPROM answers";
+
+	if (pcam_dc390_read_eeprom(&io, raw) != PCAM_OK) {
+		h->nvram.valid = false;
+		return; /* a plain AM53C974 */
+	}
+	if (pcam_dc390_parse(raw, sizeof(raw), &h->nvram, &why) == PCAM_OK)
+		dev_info(&h->pdev->dev, "Tekram DC-390 EEPROM: host ID %u, %u tags per LUN\n",
+			 h->nvram.host_id, h->nvram.max_tags);
+	else
+		dev_warn(&h->pdev->dev, "DC-390 EEPROM: %s; AM53C974 defaults\n", why);
+}
 
 static int plx_esp_attach(struct plx_host *h)
 {
@@ -31,6 +70,8 @@ static int plx_esp_attach(struct plx_host *h)
 	ec.use_dma = true;
 	if (pdev->subsystem_vendor == PCI_SUBVENDOR_ID_REDHAT_QUMRANET)
 		ec.flags = PCAM_ESP_F_NO_SELATN3; /* QEMU's model: SELATN3 is a no-op */
+	plx_dc390_read(h);
+	pcam_dc390_apply(&h->nvram, &ec, NULL);
 	if (pcam_esp_attach(&h->u.esp, &ec, &h->plat, &h->hal) != PCAM_OK ||
 	    pcam_esp_get_chip(&h->u.esp) != PCAM_ESP_AM53C974) {
 		dev_err(&pdev->dev, "no AM53C974 answers at BAR0\n");

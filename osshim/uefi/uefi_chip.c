@@ -3,7 +3,8 @@
  * The per-chip attach table of osshim/uefi: which PCI functions the driver
  * takes and how each back-end is attached over EFI_PCI_IO_PROTOCOL.
  *  - AM53C974 (1022:2020): hal/esp, registers in BAR0 (I/O), its own small
- *    DMA through the platform's Map/Unmap.
+ *    DMA through the platform's Map/Unmap; a Tekram DC-390 (the same IDs)
+ *    with its EEPROM's settings (host ID here, limits after bus init).
  *  - 53C8xx (1000:xxxx, hal/sym's chip table, parts with LOAD/STORE):
  *    hal/sym, registers in BAR0 (I/O), the script and per-command blocks in
  *    one PciIo common buffer (AllocateBuffer + Map(CommonBuffer), below
@@ -44,6 +45,42 @@ static BOOLEAN esp_match(UINT16 vendor, UINT16 device, UINT8 revision)
     return vendor == PCI_VENDOR_AMD && device == PCI_DEVICE_AM53C974;
 }
 
+/* A Tekram DC-390 has the AM53C974's IDs; its 93C46 answers on pins in
+ * configuration space (pcam_esp.h), a plain AM53C974's do not. */
+static uint8_t cfg_rd(void *ctx, uint8_t off)
+{
+    pcam_uefi_ctrl *c = ctx;
+    UINT8 v = 0xFF;
+
+    c->pci->Pci.Read(c->pci, EfiPciIoWidthUint8, off, 1, &v);
+    return v;
+}
+
+static void cfg_wr(void *ctx, uint8_t off, uint8_t v)
+{
+    pcam_uefi_ctrl *c = ctx;
+
+    c->pci->Pci.Write(c->pci, EfiPciIoWidthUint8, off, 1, &v);
+}
+
+static void dc390_read(pcam_uefi_ctrl *c)
+{
+    /* The platform's context is c as well, so its delay serves the pins. */
+    const pcam_dc390_cfg_io io = {c, cfg_rd, cfg_wr, c->plat.delay_us};
+    uint8_t raw[PCAM_DC390_EEPROM_BYTES];
+    const char *why = "no EEPROM answers";
+
+    if (pcam_dc390_read_eeprom(&io, raw) != PCAM_OK) {
+        c->nvram.valid = FALSE;
+        return; /* a plain AM53C974 */
+    }
+    if (pcam_dc390_parse(raw, sizeof raw, &c->nvram, &why) == PCAM_OK)
+        Print(L"pcam: Tekram DC-390 EEPROM: host ID %d, %d tags per LUN\r\n", (INT32)c->nvram.host_id,
+              (INT32)c->nvram.max_tags);
+    else
+        Print(L"pcam: DC-390 EEPROM: %a; AM53C974 defaults\r\n", why);
+}
+
 static EFI_STATUS esp_attach(pcam_uefi_ctrl *c, UINT16 device, UINT8 revision)
 {
     pcam_esp_config ec;
@@ -62,10 +99,12 @@ static EFI_STATUS esp_attach(pcam_uefi_ctrl *c, UINT16 device, UINT8 revision)
     /* QEMU's model takes SELECT WITH ATN3 as a no-op (a fact of the model). */
     if (subsys == QEMU_SUBSYS_VENDOR)
         ec.flags |= PCAM_ESP_F_NO_SELATN3;
+    dc390_read(c);
+    pcam_dc390_apply(&c->nvram, &ec, NULL);
     if (pcam_esp_attach(&c->be.esp, &ec, &c->plat, &c->hal) != PCAM_OK ||
         pcam_esp_get_chip(&c->be.esp) != PCAM_ESP_AM53C974)
         return EFI_DEVICE_ERROR;
-    set_name(c, L"AMD AM53C974 PCscsi", NULL);
+    set_name(c, c->nvram.valid ? L"Tekram DC-390" : L"AMD AM53C974 PCscsi", NULL);
     return EFI_SUCCESS;
 }
 

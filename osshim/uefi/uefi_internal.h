@@ -72,6 +72,7 @@ typedef struct pcam_uefi_ctrl {
     EFI_EVENT exit_bs;
     pcam_platform plat;
     pcam_hal hal;
+    pcam_dc390_settings nvram; /* a Tekram DC-390's EEPROM (valid FALSE: none) */
     pcam_uefi_map maps[PCAM_UEFI_MAPS];
     pcam_uefi_req slots[PCAM_UEFI_SLOTS];
     pcam_ccb mgmt; /* scan, resets, device-table reads: one at a time */

@@ -44,8 +44,9 @@ static pcam_log_level log_level(void)
     return PCAM_LOG_WARN;
 }
 
-static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pcam_bus_config *bcfg,
-                  const char *const *extra, bool monitor)
+static void start_on(qbus *b, const pcam_qemu_chip *chip, const pcam_qemu_drive *drives, size_t ndrives,
+                     const pcam_bus_config *bcfg, const char *const *extra, bool monitor,
+                     const qbus_opts *more)
 {
     qbus_opts o;
     char err[2048];
@@ -65,9 +66,17 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
     o.monitor = monitor;
     o.log_file = stderr;
     o.log_level = log_level();
-    rc = pcam_qemu_chipbus_open(b, &QBUS_ENTRY, &o, err, sizeof err);
+    if (more != NULL) {
+        o.before_attach = more->before_attach;
+        o.before_attach_arg = more->before_attach_arg;
+        if (more->log_file != NULL) {
+            o.log_file = more->log_file;
+            o.log_level = more->log_level;
+        }
+    }
+    rc = pcam_qemu_chipbus_open(b, chip, &o, err, sizeof err);
     if (rc != 0)
-        fail_msg("opening the bus on QEMU's " QBUS_CHIP ": %d: %s", rc, err);
+        fail_msg("opening the bus on QEMU's %s: %d: %s", chip->name, rc, err);
     live = b;
 #if !defined(QBUS_SYM) && !defined(QBUS_MPT) && !defined(QBUS_VIRTIO)
     assert_int_equal(pcam_esp_get_chip(b->sc), PCAM_ESP_AM53C974);
@@ -77,13 +86,19 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
 void qbus_start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pcam_bus_config *bcfg,
                 const char *const *extra)
 {
-    start(b, drives, ndrives, bcfg, extra, false);
+    start_on(b, &QBUS_ENTRY, drives, ndrives, bcfg, extra, false, NULL);
 }
 
 void qbus_start_monitor(qbus *b, const pcam_qemu_drive *drives, size_t ndrives,
                         const pcam_bus_config *bcfg)
 {
-    start(b, drives, ndrives, bcfg, NULL, true);
+    start_on(b, &QBUS_ENTRY, drives, ndrives, bcfg, NULL, true, NULL);
+}
+
+void qbus_start_chip(qbus *b, const pcam_qemu_chip *chip, const pcam_qemu_drive *drives, size_t ndrives,
+                     const qbus_opts *more)
+{
+    start_on(b, chip, drives, ndrives, NULL, NULL, false, more);
 }
 
 void qbus_stop(qbus *b)

@@ -65,6 +65,11 @@ void qbus_start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const pc
 /* The same with a QMP monitor for pcam_qemu_hmp(). */
 void qbus_start_monitor(qbus *b, const pcam_qemu_drive *drives, size_t ndrives,
                         const pcam_bus_config *bcfg);
+/* The same on another entry of the same back-end (QEMU's DC-390 for the
+ * AM53C974's, the 53C810 for the LSI53C895A's), with the options' board
+ * hook (before_attach) and, when log_file is set, their log sink and level. */
+void qbus_start_chip(qbus *b, const pcam_qemu_chip *chip, const pcam_qemu_drive *drives, size_t ndrives,
+                     const qbus_opts *more);
 /* Shut the bus down, stop QEMU; asserts no DMA mapping was left behind. */
 void qbus_stop(qbus *b);
 
