@@ -280,15 +280,17 @@ static void event(mpt_sc *s, const mpt_reply *rp)
             break;
         }
         if (rp->data[2] == DEV_RC_ADDED || rp->data[2] == DEV_RC_NOT_RESPONDING) {
+            bool added = rp->data[2] == DEV_RC_ADDED;
             s->st.dev_changes++;
-            mpt_log(s, PCAM_LOG_INFO,
-                    rp->data[2] == DEV_RC_ADDED ? "device added, target" : "device not responding, target",
+            mpt_log(s, PCAM_LOG_INFO, added ? "device added, target" : "device not responding, target",
                     rp->data[0]);
+            (void)pcam_bus_hal_device_changed(s->bus, rp->data[0], 0xFFu, added);
         }
         break;
     case EV_RESCAN:
         s->st.dev_changes++;
         mpt_log(s, PCAM_LOG_INFO, "IOC asks for a rescan, event", rp->event);
+        (void)pcam_bus_hal_device_changed(s->bus, 0xFFu, 0xFFu, true);
         break;
     default:
         break;
