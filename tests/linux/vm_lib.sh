@@ -130,7 +130,7 @@ vm_initramfs_base() {
     cp "$MODDIR/$m" "$IRD/lib/modules/$KVER/$m"
     case "$m" in */am53c974.ko|*/esp_scsi.ko) echo "$m" >> "$IRD/etc/modules.am53c974" ;;
       */sym53c8xx.ko) echo "$m" >> "$IRD/etc/modules.sym53c8xx" ;;
-      */mptsas.ko|*/mptscsih.ko|*/mptbase.ko) echo "$m" >> "$IRD/etc/modules.mptsas" ;;
+      */mptsas.ko|*/mptscsih.ko|*/mptbase.ko|*/scsi_transport_sas.ko) echo "$m" >> "$IRD/etc/modules.mptsas" ;;
       *) echo "$m" >> "$IRD/etc/modules" ;; esac
   done
   cp "$WORK/module/pcam.ko" "$IRD/lib/modules/$KVER/pcam.ko"
