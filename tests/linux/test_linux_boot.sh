@@ -267,6 +267,11 @@ else
 fi
 if [ $CHIP = sym ]; then
   has "hal/mpt attached the SAS1068 (MPI 1.5)" 'PCAMT-DMESG-ATTACH: .*SAS1068: MPI 1\.05'
+  # (a reply interrupt left up from the bring-up was never delivered: the
+  # first command waited for the core's ladder, abort to chip reset)
+  if grep -aE 'PCAMT-DMESG-ATTACH: .*pcam: (abort|device reset|bus reset) did not finish' "$W/serial.txt"; then
+    bad "a command timed out into the core's recovery while the disks attached"
+  else ok "no command timed out into the core's recovery while the disks attached"; fi
   has "sd attached the SAS1068's disks at 1:0 and 2:0" 'PCAMT: mpt disks E=sd[a-z]+ F=sd[a-z]+'
   has "lsscsi lists the SAS1068's 1:0" 'PCAMT-LSSCSI: \[[0-9]+:0:1:0\][[:space:]]+disk[[:space:]]+QEMU'
   has "SAS1068: tagged (simple), core's depth 32" 'PCAMT: mpt queue_type sd[a-z]+=simple depth=32'
