@@ -5,7 +5,8 @@
  * it needs, attach it, read its interrupt and statistics counters). The AMD
  * AM53C974 runs on hal/esp, and a Tekram DC-390 (the same IDs) with the
  * settings of its EEPROM; the 53C8xx family (QEMU: LSI53C895A, 1000:0012)
- * runs on hal/sym with its script-level profile. Everything else (queueing,
+ * runs on hal/sym with its script-level profile; the Fusion-MPT SAS1068
+ * (QEMU: mptsas1068, 1000:0054) on hal/mpt, command level. Everything else (queueing,
  * tags, negotiation, recovery) is the core's; nothing here may decide it.
  */
 #include <linux/delay.h>
@@ -179,6 +180,77 @@ static void plx_sym_report(struct plx_host *h)
 		 st.max_outstanding);
 }
 
+/* ---------------------------------------------------------------- Fusion-MPT */
+
+/*
+ * hal/mpt keeps its request, chain, sense and reply frames in one coherent
+ * area below 4 GiB; registers through the memory BAR (BAR1: the same
+ * registers as the I/O BAR0), whose writel orders the frame stores before
+ * the request FIFO write that posts them.
+ */
+static int plx_mpt_attach(struct plx_host *h)
+{
+	struct pci_dev *pdev = h->pdev;
+	pcam_mpt_config mc = { 0 };
+	pcam_mpt_facts f;
+	dma_addr_t bus;
+	pcam_err e;
+	void *va;
+	int rc;
+
+	if (!(pci_resource_flags(pdev, 1) & IORESOURCE_MEM)) {
+		dev_err(&pdev->dev, "SAS1068: BAR1 is not a memory BAR\n");
+		return -ENODEV;
+	}
+	rc = pcim_iomap_regions(pdev, BIT(1), PLX_NAME);
+	if (rc)
+		return rc;
+	h->regs = pcim_iomap_table(pdev)[1];
+	va = dmam_alloc_coherent(&pdev->dev, PCAM_MPT_DMA_BYTES, &bus, GFP_KERNEL);
+	if (!va)
+		return -ENOMEM;
+	mc.base = 0; /* the platform's accessors add h->regs */
+	mc.dma_va = va;
+	mc.dma_bus = bus;
+	mc.dma_len = PCAM_MPT_DMA_BYTES;
+	e = pcam_mpt_attach(&h->u.mpt, &mc, &h->plat, &h->hal);
+	if (e != PCAM_OK) {
+		dev_err(&pdev->dev, "SAS1068: hal/mpt attach failed: %s\n", pcam_strerror(e));
+		return e == PCAM_ERR_UNSUPPORTED ? -ENODEV : -EIO;
+	}
+	pcam_mpt_get_facts(&h->u.mpt, &f);
+	dev_info(&pdev->dev, "SAS1068: MPI %x.%02x, firmware %08x, %u credits, port ID %u, frames at %pad\n",
+		 f.msg_version >> 8, f.msg_version & 0xff, f.fw_version, f.credits_used,
+		 f.port_scsi_id, &bus);
+	return 0;
+}
+
+static u64 plx_mpt_interrupts(struct plx_host *h)
+{
+	pcam_mpt_stats st;
+
+	pcam_mpt_get_stats(&h->u.mpt, &st);
+	return st.interrupts;
+}
+
+/* The IOC keeps replying into the area after the core's chip reset: a
+ * message unit reset with interrupts masked before it is freed. */
+static void plx_mpt_stop(struct plx_host *h)
+{
+	pcam_mpt_stop(&h->u.mpt);
+}
+
+static void plx_mpt_report(struct plx_host *h)
+{
+	pcam_mpt_stats st;
+
+	pcam_mpt_get_stats(&h->u.mpt, &st);
+	dev_info(&h->pdev->dev,
+		 "pcam: mpt: %llu interrupts, %llu started, %llu completed, %llu context and %llu address replies, %llu refused, at most %u outstanding\n",
+		 st.interrupts, st.started, st.completed, st.context_replies, st.address_replies,
+		 st.bad_replies, st.max_outstanding);
+}
+
 /* ---------------------------------------------------------------- table */
 
 const struct plx_chip plx_chips[] = {
@@ -186,6 +258,8 @@ const struct plx_chip plx_chips[] = {
 			   plx_esp_stop, 1 },
 	[PLX_CHIP_SYM] = { "53C8xx", plx_sym_attach, plx_sym_interrupts, plx_sym_report,
 			   plx_sym_stop, PLX_SINGLES },
+	[PLX_CHIP_MPT] = { "SAS1068", plx_mpt_attach, plx_mpt_interrupts, plx_mpt_report,
+			   plx_mpt_stop, PLX_SINGLES },
 };
 
 /* 53C8xx IDs: the entries of hal/sym's chip table with LOAD/STORE, which
@@ -206,6 +280,7 @@ const struct pci_device_id plx_ids[] = {
 	PLX_SYM(0x0020), /* 53C1010-33 */
 	PLX_SYM(0x0021), /* 53C1010-66 */
 	PLX_SYM(0x008F), /* 53C875J */
+	{ PCI_DEVICE(PCI_VENDOR_ID_LSI_LOGIC, 0x0054), .driver_data = PLX_CHIP_MPT }, /* SAS1068 (QEMU's mptsas1068) */
 	{ }
 };
 MODULE_DEVICE_TABLE(pci, plx_ids);
