@@ -54,10 +54,10 @@ static pcam_err virtio_attach(pcam_qemu_chipbus *b)
 
 const pcam_qemu_chip pcam_qemu_chip_virtio_scsi = {
     "virtio-scsi", "virtio-scsi-pci", 0x1AF4, 0x1004, sizeof(pcam_virtio), PCAM_VIRTIO_DMA_BYTES,
-    virtio_attach, NULL,
+    virtio_attach, NULL, NULL, NULL,
 };
 
 const pcam_qemu_chip pcam_qemu_chip_virtio_scsi_modern = {
     "virtio-scsi (modern only)", "virtio-scsi-pci,disable-legacy=on", 0x1AF4, 0x1048, sizeof(pcam_virtio),
-    PCAM_VIRTIO_DMA_BYTES, virtio_attach, NULL,
+    PCAM_VIRTIO_DMA_BYTES, virtio_attach, NULL, NULL, NULL,
 };
