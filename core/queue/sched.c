@@ -330,8 +330,8 @@ static void wipe_counts(pcam_bus *bus)
  *    due at once (pcam_q_retire);
  *  - otherwise when the first oldest command seen crosses bus_starve_ms / 2
  *    or bus_starve_ms, but no sooner than bus_starve_ms / 8 and no later than
- *    bus_starve_ms / 2 (a command seen by no look yet, a thawed LUN or an
- *    ended hold, is owed by then at the soonest);
+ *    bus_starve_ms / 2 (a command submitted since cannot be owed sooner; one
+ *    a freeze or hold hid from this look waits at most that long);
  *  - with fewer than two targets busy, every bus_starve_ms / 16.
  */
 static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
