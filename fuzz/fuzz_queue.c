@@ -84,10 +84,19 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *    or pending as far as the code's hint knows) resets everything: no
  *    one held, owed or starving, counts wiped; a target that is not busy
  *    is not aged;
- *  - the ages are looked at only when the evaluation time has come; the
- *    next one is due bus_starve_ms / 16 + 1 ns after an evaluation (a held
- *    target waits for it even when nothing else can go: the engine wakes
- *    up for it);
+ *  - the ages are looked at only when the evaluation time has come. After
+ *    an evaluation that finds fewer than two busy, the next one is due
+ *    bus_starve_ms / 16 + 1 ns later; after one that holds a target,
+ *    bus_starve_ms / 2 + 1 ns later (a held target waits for it even when
+ *    nothing else can go: the engine wakes up for it); after one that
+ *    holds nobody, when the first busy target's oldest command (as seen
+ *    then) becomes older than the next threshold it has not passed
+ *    (bus_starve_ms / 2, then bus_starve_ms), but not sooner than
+ *    bus_starve_ms / 8 + 1 ns and not later than bus_starve_ms / 2 + 1 ns
+ *    after it. An issue that holds its target anew brings it forward to
+ *    bus_starve_ms / 2 + 1 ns after the issue at the latest; a retirement
+ *    that leaves an owed target with nothing active or hinted pending while
+ *    someone is held makes it due at once;
  *  - "owed" targets are those older than bus_starve_ms / 2; nobody owed:
  *    every count is wiped and nobody is held; otherwise the counts of the
  *    targets not owed are raised to the smallest count of an owed one, and
@@ -96,9 +105,11 @@ static bool ready(unsigned t, const pcam_lun *lun)
  *  - the oldest target older than bus_starve_ms (ties: the lower
  *    arbitration priority) is served first unless held; a new one is
  *    counted and logged once;
- *  - every issue while aging is on counts one for its target, and holds
- *    that target at once if it is now more than the slack above a target
- *    owed at the last evaluation that it beats in arbitration;
+ *  - every issue while aging is on counts one for its target; an issue to a
+ *    target owed at the last evaluation then releases every held target
+ *    that is no longer more than the slack above some owed target it
+ *    beats in arbitration; and the issue holds its own target at once if
+ *    it is now more than the slack above an owed target it beats;
  *  - pcam_q_tick() evaluates when due, like pcam_q_next(), and issues
  *    nothing;
  *  - once pcam_q_next() has found nothing to issue, or has issued the
@@ -171,9 +182,10 @@ static const pcam_ccb *m_behind_hoq(const pcam_ccb *c)
     return NULL;
 }
 
-static uint64_t m_age(unsigned t, unsigned *lun_out)
+static uint64_t m_age(unsigned t, unsigned *lun_out, uint64_t *oldest_out)
 {
     *lun_out = 0;
+    *oldest_out = UINT64_MAX;
     if (!usable(t))
         return 0;
     uint64_t too_long = (uint64_t)bus.cfg.default_timeout_ms * 4u;
@@ -197,6 +209,7 @@ static uint64_t m_age(unsigned t, unsigned *lun_out)
             }
         }
     }
+    *oldest_out = oldest;
     return oldest < now ? now - oldest : 0;
 }
 
@@ -229,10 +242,20 @@ static void m_evaluate(void)
         m.starving = -1;
         return;
     }
+    /* Nobody held: the next look when a target's oldest command crosses
+     * the threshold ahead of it, and half the threshold from now at the
+     * latest. */
+    uint64_t due = now + half + 1u;
     for (unsigned t = 0; t < NT; t++) {
-        age[t] = busy(t) ? m_age(t, &lun_of[t]) : 0;
+        uint64_t oldest = UINT64_MAX;
+        age[t] = busy(t) ? m_age(t, &lun_of[t], &oldest) : 0;
         if (!busy(t))
             lun_of[t] = 0;
+        if (oldest != UINT64_MAX && age[t] <= half && oldest + half + 1u < due)
+            due = oldest + half + 1u;
+        else if (oldest != UINT64_MAX && age[t] > half && age[t] <= limit &&
+                 oldest + limit + 1u < due)
+            due = oldest + limit + 1u;
         owed[t] = age[t] > half;
         if (owed[t]) {
             anyone_owed = true;
@@ -257,6 +280,12 @@ static void m_evaluate(void)
     for (unsigned t = 0; t < NT; t++)
         if ((m.held & ~held_before & (1u << t)) != 0)
             m.holds[t]++;
+    /* While anyone is held, every bus_starve_ms / 2; otherwise at the first
+     * crossing, but never sooner than bus_starve_ms / 8 from now. */
+    if (m.held != 0)
+        m.next_eval = now + half + 1u;
+    else
+        m.next_eval = due > now + limit / 8u + 1u ? due : now + limit / 8u + 1u;
     m.dirty = true;
     /* Walk from the lowest arbitration priority up, taking only a strictly
      * older one: a tie stays with the lower priority. */
@@ -335,11 +364,29 @@ static void m_count(unsigned x)
     uint16_t before = m.held;
     if (m.issued[x] < UINT32_MAX)
         m.issued[x]++;
+    /* An issue to an owed target decides every hold again, on the counts
+     * as they are now and the owed set of the last evaluation. */
+    if ((m.owed & (1u << x)) != 0) {
+        for (unsigned h = 0; h < NT; h++) {
+            bool still = false;
+            for (unsigned y = 0; y < NT; y++)
+                still = still || ((m.owed & (1u << y)) != 0 && prio(y) < prio(h) &&
+                                  m.issued[h] > m.issued[y] + slack);
+            if (!still)
+                m.held &= (uint16_t)~(1u << h);
+        }
+        before = m.held;
+    }
     for (unsigned y = 0; y < NT; y++)
         if ((m.owed & (1u << y)) != 0 && prio(y) < prio(x) && m.issued[x] > m.issued[y] + slack)
             m.held |= (uint16_t)(1u << x);
-    if ((m.held & ~before & (1u << x)) != 0)
+    if ((m.held & ~before & (1u << x)) != 0) {
         m.holds[x]++;
+        /* Held anew: released by a look no later than the hold cadence. */
+        uint64_t by = now + PCAM_MS(bus.cfg.bus_starve_ms) / 2u + 1u;
+        if (by < m.next_eval)
+            m.next_eval = by;
+    }
 }
 
 /* What pcam_q_next() must return now: the LUN (-1 for nothing) and its
@@ -528,7 +575,8 @@ static void op_next(void)
         return;
     }
     int s = (int)bus.q.starving - 1;
-    if (s >= 0 && usable((unsigned)s) && (bus.q.throttled & (1u << s)) == 0) {
+    /* (Held as the pick was made: the issue itself may release it.) */
+    if (s >= 0 && usable((unsigned)s) && ((bus.q.throttled | m.held_at_pick) & (1u << s)) == 0) {
         bool s_ready = false;
         for (unsigned k = 0; k < LPT; k++) {
             bool seen = !SCHED_QFULL_LOSES_PENDING_HINT || ((hinted[s] >> k) & 1u) != 0;
@@ -652,9 +700,14 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
     case 5: /* retire */
         if ((c = pick(a, PCAM_CS_ACTIVE)) != NULL) {
             bool pend = (m.pend_hint & ~m.held) != 0;
+            unsigned t = c->target;
             pcam_q_retire(&bus, c, (b & 1) != 0);
             if (pend)
                 m.dirty = true; /* a freed slot matters only to waiting work */
+            /* An owed target with nothing left to do while someone is held:
+             * the look is due at once. */
+            if (m.held != 0 && (m.owed & (1u << t)) != 0 && !busy(t))
+                m.next_eval = 0;
             must(c->priv.state == PCAM_CS_FREE);
         }
         break;

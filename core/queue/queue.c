@@ -205,6 +205,13 @@ void pcam_q_retire(pcam_bus *bus, pcam_ccb *ccb, bool good)
         return;
     leave_active(bus, lun, ccb);
     ccb->priv.state = PCAM_CS_FREE;
+    /* An owed target left with nothing to do can hold nobody back any
+     * more: the look that releases them is due now, not at its cadence
+     * (the engine ticks for it while a target is held; the look touches). */
+    unsigned t = ccb->target & 15u;
+    if (bus->q.throttled != 0 && ((bus->q.owed >> t) & 1u) != 0 &&
+        (((bus->q.act_targets | bus->q.pend_targets) >> t) & 1u) == 0)
+        bus->q.age_next_ns = 0;
     if (!good) {
         /* The ramp wants sustained success: any failure starts it over. */
         lun->q.ramp = 0;

@@ -289,6 +289,11 @@ static uint64_t oldest_of(const pcam_bus *bus, unsigned t, uint64_t now, uint8_t
     return best;
 }
 
+static inline uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* A target's issue count as per-bus aging weighs it: counts below the
  * floor of the last look stand for the floor (see evaluate_aging). */
 static inline uint32_t raised(const pcam_bus *bus, unsigned t)
@@ -316,8 +321,18 @@ static void wipe_counts(pcam_bus *bus)
  * more than an eighth of the queue depth). Held back, the winners drain,
  * the starved target gets the bus, and the counts (hence the shares of the
  * bus) even out. The most starved target past bus_starve_ms is also served
- * first. Ages are re-evaluated every bus_starve_ms / 16, not on every call,
- * so the cost per command stays flat.
+ * first. A look walks every busy target's LUNs, so looks are rationed:
+ *  - while a target is held, every bus_starve_ms / 2 (an issue that holds
+ *    one brings the look that far forward at the latest): the issues to
+ *    owed targets end holds as the counts even out (release_by), so the
+ *    look is only for what the counts cannot see, an owed target's old
+ *    commands finishing; an owed target left with nothing to do makes it
+ *    due at once (pcam_q_retire);
+ *  - otherwise when the first oldest command seen crosses bus_starve_ms / 2
+ *    or bus_starve_ms, but no sooner than bus_starve_ms / 8 and no later than
+ *    bus_starve_ms / 2 (a command submitted since cannot be owed sooner; one
+ *    a freeze or hold hid from this look waits at most that long);
+ *  - with fewer than two targets busy, every bus_starve_ms / 16.
  */
 static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
 {
@@ -345,11 +360,20 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     /* Idle targets have age 0; only the busy ones are looked at, so a look
      * costs the LUNs with work, not the size of the bus. */
     uint64_t half = limit / 2u;
+    /* When nobody is held, the next look: the first crossing of a threshold
+     * (half: owed; limit: starving) by an oldest command seen now, half the
+     * threshold from now at the latest. */
+    uint64_t due = add_sat(now, half + 1u);
     for (uint32_t m = busy; m != 0; m &= m - 1u) {
         unsigned t = pcam_q_ctz32(m);
         uint8_t l = 0;
         uint64_t old = target_usable(bus, t) ? oldest_of(bus, t, now, &l) : UINT64_MAX;
         uint64_t age = (old == UINT64_MAX || old >= now) ? 0 : now - old;
+        if (old != UINT64_MAX && age <= limit) {
+            uint64_t at = add_sat(old, (age > half ? limit : half) + 1u);
+            if (at < due)
+                due = at;
+        }
         if (age > half)
             owed |= (uint16_t)(1u << t);
         /* Ties go to the lower arbitration priority: it is the one losing. */
@@ -413,7 +437,10 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     bus->q.throttled = held;
     pcam_q_touch(bus);
     bus->q.owed = owed;
-    bus->q.age_next_ns = now + limit / 16u + 1u;
+    /* The schedule above; a held target waits for its look (the engine
+     * wakes for it). */
+    uint64_t soonest = now + limit / 8u + 1u;
+    bus->q.age_next_ns = held != 0 ? now + limit / 2u + 1u : (due > soonest ? due : soonest);
     if (most < 0) {
         bus->q.starving = 0;
     } else if (bus->q.starving != (uint8_t)(most + 1)) {
@@ -427,10 +454,41 @@ static int evaluate_aging(pcam_bus *bus, unsigned nt, uint64_t now)
     return most;
 }
 
-/* Count an issue, and hold its target back at once if that takes it past
- * a starving target it beats in arbitration: waiting for the next
- * evaluation would let it overshoot by a whole evaluation period. */
-static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
+/* The targets `x` beats in arbitration: for x in 0-7 the IDs below it and
+ * all of 8-15, for x in 8-15 the IDs 8 up to x. */
+static inline uint32_t beaten_by(unsigned x)
+{
+    uint32_t below = (1u << (x & 15u)) - 1u;
+    return x < 8u ? (below | 0xFF00u) : (below & 0xFF00u);
+}
+
+/* An issue to owed target x raised its count to v: a target held because
+ * it outnumbered x goes at once if no owed target it beats is still more
+ * than the slack below it, instead of waiting for the next look. Between
+ * looks the owed set is fixed and counts only grow, so every hold has a
+ * reason (an owed target it beats, more than the slack below it) until
+ * the issue that takes the last one away: only a held count of exactly
+ * v + slack, which x stood below until now, can have lost one here. */
+static void release_by(pcam_bus *bus, unsigned x, uint32_t v, uint32_t slack)
+{
+    uint64_t top = (uint64_t)v + slack;
+    for (uint32_t m = bus->q.throttled; m != 0; m &= m - 1u) {
+        unsigned h = pcam_q_ctz32(m);
+        if ((uint64_t)bus->q.issued[h] != top || ((beaten_by(h) >> x) & 1u) == 0)
+            continue;
+        bool still = false;
+        for (uint32_t o = bus->q.owed & beaten_by(h); o != 0 && !still; o &= o - 1u)
+            still = (uint64_t)bus->q.issued[pcam_q_ctz32(o)] + slack < bus->q.issued[h];
+        if (!still)
+            bus->q.throttled &= (uint16_t)~(1u << h);
+    }
+}
+
+/* Count an issue; if it went to an owed target, end the holds it evens
+ * out; hold its target back at once if that takes it past an owed target
+ * it beats in arbitration: waiting for the next evaluation would let it
+ * overshoot by a whole evaluation period. */
+static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb, uint64_t now)
 {
     if (ccb == NULL)
         return NULL;
@@ -441,19 +499,23 @@ static pcam_ccb *counted(pcam_bus *bus, pcam_ccb *ccb)
     bus->q.issued[x] = v;
     bus->q.counted |= (uint16_t)(1u << x);
     uint32_t slack = bus->cfg.tag_depth / 8u + 1u;
+    if ((bus->q.owed & (1u << x)) != 0 && bus->q.throttled != 0)
+        release_by(bus, x, v, slack);
     /* Every owed count is at least the floor and only grows: within the
      * floor's slack, x beats none of them (the usual case, no walk). */
     if ((uint64_t)v <= (uint64_t)bus->q.issued_floor + slack)
         return ccb;
-    /* Only the owed targets x beats in arbitration: for x in 0-7 the IDs
-     * below it and all of 8-15, for x in 8-15 the IDs 8 up to x. */
-    uint32_t below = (1u << (x & 15u)) - 1u;
-    below = x < 8u ? (below | 0xFF00u) : (below & 0xFF00u);
-    for (uint32_t m = bus->q.owed & below; m != 0; m &= m - 1u) {
+    for (uint32_t m = bus->q.owed & beaten_by(x); m != 0; m &= m - 1u) {
         unsigned y = pcam_q_ctz32(m);
         if (bus->q.issued[x] > bus->q.issued[y] + slack) {
-            if ((bus->q.throttled & (1u << x)) == 0)
+            if ((bus->q.throttled & (1u << x)) == 0) {
                 PCAM_COUNT(bus->targets[x], bus_holds);
+                /* Held now: its look no later than the hold cadence
+                 * (nobody was held, so it may have been due later). */
+                uint64_t by = now + PCAM_MS(bus->cfg.bus_starve_ms) / 2u + 1u;
+                if (by < bus->q.age_next_ns)
+                    bus->q.age_next_ns = by;
+            }
             bus->q.throttled |= (uint16_t)(1u << x);
             break;
         }
@@ -527,7 +589,7 @@ pcam_ccb *pcam_q_next(pcam_bus *bus, uint64_t now)
     if (ccb == NULL)
         ccb = round_robin(bus, nt, now);
     /* Counted before settled() asks: the count may hold the target. */
-    ccb = counted(bus, ccb);
+    ccb = counted(bus, ccb, now);
     if (ccb == NULL || settled(bus))
         bus->q.dirty = 0; /* nothing issuable until something changes */
     return ccb;

@@ -31,7 +31,7 @@ void pcam_bus_config_defaults(pcam_bus_config *cfg)
      * mechanisms (2 s let a quad-speed CD-ROM's depth-8 queue reach 0.33). */
     cfg->age_count = 0;
     cfg->age_ms = 1000;
-    cfg->bus_starve_ms = 100;
+    cfg->bus_starve_ms = 20;
     cfg->busy_delay_ms = 100;
     cfg->not_ready_wait_ms = 30000;
     cfg->abort_timeout_ms = 2000;

@@ -28,6 +28,7 @@ const fw_board_info board_info = {
     .tick_mul = 16u, /* CNTFRQ 62.5 MHz, checked in board_init */
     .tick_shift = 0,
     .counter = "PMU INST_RETIRED",
+    .insn_mul = 1,
 };
 
 void (*volatile board_irq_handler)(void);

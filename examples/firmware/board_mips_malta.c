@@ -33,6 +33,7 @@ const fw_board_info board_info = {
     .tick_mul = 6u,
     .tick_shift = 0,
     .counter = "CP0 Count as -icount virtual ns",
+    .insn_mul = 6, /* Count's step (above), one instruction a ns under -icount shift=0 */
 };
 
 void (*volatile board_irq_handler)(void);
@@ -86,10 +87,16 @@ uint64_t board_ticks(void)
 }
 
 /* MIPS32 has no retired-instruction counter QEMU models; under -icount
- * shift=0 one instruction is one ns of virtual time, which Count measures. */
+ * shift=0 one instruction is one ns of virtual time, which Count measures
+ * in 6 ns steps (insn_mul). Count itself, one mfc0: the meters take 32-bit
+ * differences over single calls, so it needs no extension, and reading it
+ * through board_ticks() (interrupts off, the wrap test, the 64-bit scale)
+ * cost tens of instructions at every op call the meters wrap. */
 uint64_t board_instret(void)
 {
-    return fw_now_ns();
+    uint32_t v;
+    __asm__ volatile("mfc0 %0, $9" : "=r"(v));
+    return v;
 }
 
 static void gt_write(unsigned reg, uint32_t v)

@@ -36,6 +36,7 @@ const fw_board_info board_info = {
     .tick_mul = 100u, /* 10 MHz */
     .tick_shift = 0,
     .counter = "minstret",
+    .insn_mul = 1,
 };
 
 void (*volatile board_irq_handler)(void);

@@ -29,6 +29,7 @@ typedef struct fw_board_info {
     uint32_t tick_mul;     /* board_ticks() period in ns is tick_mul / 2^tick_shift */
     uint32_t tick_shift;
     const char *counter;   /* what board_instret() counts ("minstret", ...) */
+    uint32_t insn_mul;     /* instructions per board_instret() step (1; MIPS: 6) */
 } fw_board_info;
 
 extern const fw_board_info board_info;
@@ -46,7 +47,10 @@ void board_exit(int status) __attribute__((noreturn));
  * seconds). */
 uint64_t board_ticks(void);
 /* The CPU's own retired-instruction count (or the closest counter the CPU
- * has: board_info.counter says which). */
+ * has: board_info.counter says which), in steps of board_info.insn_mul
+ * instructions. Only the difference of two reads around one call into
+ * pcam counts, taken as 32 bits, so a narrow counter need not be extended:
+ * it is read around every call, and must cost next to nothing. */
 uint64_t board_instret(void);
 
 /* PCI configuration space, 32-bit aligned dwords of bus 0. Reads of an

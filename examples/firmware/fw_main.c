@@ -67,7 +67,7 @@ uint64_t fw_pcam_insns;
     do {                                                  \
         uint64_t t0_ = board_instret();                   \
         call;                                             \
-        fw_pcam_insns += board_instret() - t0_;           \
+        fw_pcam_insns += (uint32_t)(board_instret() - t0_); \
     } while (0)
 
 static void proof(bool ok, const char *what, const char *detail)
@@ -411,8 +411,8 @@ static void bench(bool tags)
         }
         uint64_t ns = fw_now_ns() - t0;
         uint64_t per_s = fw_divmod((uint64_t)BENCH_READS * 1000000000u, ns != 0 ? ns : 1, NULL);
-        uint64_t ipc = fw_divmod(fw_pcam_insns, BENCH_READS, NULL);
-        uint64_t be = fw_divmod(fw_backend_insns, BENCH_READS, NULL);
+        uint64_t ipc = fw_divmod(fw_pcam_insns * board_info.insn_mul, BENCH_READS, NULL);
+        uint64_t be = fw_divmod(fw_backend_insns * board_info.insn_mul, BENCH_READS, NULL);
         fw_printf("FIGURE %s %s depth %u: %u reads/s, %u pcam instructions/read (%s), %u errors",
                   chip_name, irq_mode ? "irq" : "polled", depth, (unsigned)per_s, (unsigned)ipc,
                   board_info.counter, bad);

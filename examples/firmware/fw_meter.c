@@ -17,7 +17,7 @@ static const pcam_hal_ops *real;
     do {                                                 \
         uint64_t t0_ = board_instret();                  \
         expr;                                            \
-        fw_backend_insns += board_instret() - t0_;       \
+        fw_backend_insns += (uint32_t)(board_instret() - t0_); \
     } while (0)
 
 static void m_get_caps(void *sc, pcam_hal_caps *caps) { METER(real->get_caps(sc, caps)); }

@@ -308,7 +308,7 @@ typedef struct pcam_bus_config {
     uint32_t bus_starve_ms;      /**< Per bus: a target whose oldest command waits past half of this
                                       is owed service; targets that beat it in arbitration and were
                                       issued clearly more commands get no new work until it catches up;
-                                      past the whole of it, it is also served first. Default 100. */
+                                      past the whole of it, it is also served first. Default 20. */
     uint32_t busy_delay_ms;      /**< Delay before retrying after BUSY. Default 100. */
     uint32_t not_ready_wait_ms;  /**< How long "becoming ready" is retried. Default 30000. */
     uint32_t abort_timeout_ms;   /**< Time an ABORT TASK / BDR / bus reset step gets. Default 2000. */

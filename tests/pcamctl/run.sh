@@ -207,16 +207,16 @@ tags)
     [ "$(jval out .counters.queue_fulls)" -ge 1 ] || fail "no QUEUE FULL counted"
     run 0 "$P" --json --sim "1:disk:notags" tags 1 --load 20
     jeq out .tagged false
-    run 0 "$P" --json --sim "0:disk" tags 0 --depth 8 --age-count 16 --age-ms 50 --starve-ms 20 --no-aging
+    run 0 "$P" --json --sim "0:disk" tags 0 --depth 8 --age-count 16 --age-ms 50 --starve-ms 30 --no-aging
     jeq out .depth 8
     jeq out .aging.enabled false
     jeq out .aging.age_count 16
     jeq out .aging.age_ms 50
-    jeq out .aging.bus_starve_ms 20
+    jeq out .aging.bus_starve_ms 30
     run 0 "$P" --sim "0:disk" tags 0
-    # pcam.h defaults: depth 32, max 64, floor 2, ramp 128; aging 64 / 1000 ms / 100 ms.
+    # pcam.h defaults: depth 32, max 64, floor 2, ramp 128; aging 1000 ms / 20 ms.
     has out "0:0: tagged queuing on, depth 32 (start 32, max 64, floor 2, +1 after 128 successes)"
-    has out "aging on: ORDERED after 1000 ms; bus starvation 100 ms"
+    has out "aging on: ORDERED after 1000 ms; bus starvation 20 ms"
     run 1 "$P" --sim "0:disk" tags 0 --depth 0
     ;;
 reset)

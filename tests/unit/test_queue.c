@@ -480,14 +480,18 @@ static void check_catches_corruption(void **state)
  * look, which the engine ticks for (pcam_q_throttled() is set): neither the
  * issue that leaves it so nor a completion touches the queues, so the
  * kicks in between answer without reading the clock. (Settings: slack
- * 32 / 8 + 1 = 5, owed past 250 ms, a look every 31.25 ms.)
+ * 32 / 8 + 1 = 5, owed past 250 ms; a look 250 ms + 1 ns after one that
+ * holds a target.)
  *   t=0    X0 issued (0 has 1), the first look (target 0 alone) at 0;
  *          7 issues to target 1 (1 has 7).
  *   t=300  a1, a2 submitted. Look: 0 owed (300 ms) with 1; 7 > 1 + 5
  *          holds 1; a2 issued. Only a1 is pending, held: untouched.
- *          X0 retired: still untouched, and nothing goes.
- *   331.25 ms + 1 ns: the tick looks (nobody owed: released, touched),
- *          and a1 goes.
+ *          a2 retired (2 is not owed): still untouched, nothing goes; the
+ *          next look is due at 550 ms + 1 ns, and a tick 1 ns early does
+ *          nothing.
+ *   t=550  X0 retired: 0, owed, has nothing left, so the look is due at
+ *          once; still untouched. The tick looks (nobody owed: released,
+ *          touched), and a1 goes.
  */
 static void held_work_waits_for_the_look_untouched(void **state)
 {
@@ -505,16 +509,18 @@ static void held_work_waits_for_the_look_untouched(void **state)
     assert_ptr_equal(next(f), a2);
     assert_int_equal(pcam_q_throttled(&f->bus), 0x0002);
     assert_false(pcam_q_dirty(&f->bus));
-    retire(f, x0, true);
+    retire(f, a2, true);
     assert_false(pcam_q_dirty(&f->bus));
     assert_null(pcam_q_next(&f->bus, clock_ns));
-    uint64_t look = PCAM_MS(300) + PCAM_MS(500) / 16u + 1u;
+    uint64_t look = PCAM_MS(300) + PCAM_MS(500) / 2u + 1u;
     assert_int_equal(pcam_q_age_next_ns(&f->bus), look);
     clock_ns = look - 1u;
     pcam_q_tick(&f->bus, clock_ns);
     assert_false(pcam_q_dirty(&f->bus));
     assert_int_equal(pcam_q_throttled(&f->bus), 0x0002);
-    clock_ns = look;
+    retire(f, x0, true);
+    assert_false(pcam_q_dirty(&f->bus));
+    assert_int_equal(pcam_q_age_next_ns(&f->bus), 0);
     pcam_q_tick(&f->bus, clock_ns);
     assert_true(pcam_q_dirty(&f->bus));
     assert_int_equal(pcam_q_throttled(&f->bus), 0);

@@ -15,9 +15,17 @@
  * fixture's settings: bus_starve_ms 500, so a target is owed once its
  * oldest command is older than 250 ms and starving past 500 ms; the slack
  * is tag_depth / 8 + 1 = 5 issues; the ages are looked at when
- * pcam_q_next() or pcam_q_tick() is called at or after the due time,
- * which is 500 ms / 16 + 1 ns = 31,250,001 ns after the previous look (the
- * first call looks at once). pcam_q_next() does nothing at all once it
+ * pcam_q_next() or pcam_q_tick() is called at or after the due time (the
+ * first call looks at once). The next look is due 500 ms / 16 + 1 ns =
+ * 31,250,001 ns after one that found fewer than two targets with work;
+ * 500 ms / 2 + 1 ns = 250,000,001 ns after one that holds a target (or
+ * after the issue that holds one, if sooner); after one that holds nobody,
+ * when the first oldest command it saw crosses 250 or 500 ms, but 62.5 ms
+ * after it at the soonest and 250 ms at the latest; and at once after the
+ * retirement that leaves an owed target with nothing to do while another
+ * is held. An issue to an owed target releases at once every held target
+ * that no longer has more than the slack over an owed target it beats.
+ * pcam_q_next() does nothing at all once it
  * has found nothing to issue, until something touches the queues (a
  * submission, a completion while work is waiting, a look, the engine's
  * tick): the engine's timer calls pcam_q_tick() when a look is due. The
@@ -52,21 +60,20 @@ static void burst(fx *f, unsigned slot, uint8_t t, unsigned n)
  *          8 loses to 0, so 0 cannot hold it. Not starving yet (300 ms).
  *          Round-robin from the cursor (6): a8, a4, a5, b8, then nothing.
  *          a4 takes 4 to 7 > 1 + 5: held at once; a5 takes 5 to 6 = 1 + 5:
- *          not held. 8 has 3. Next look due at 331.250001 ms.
- *   t=600  X0 retired; c8 submitted. Look: P0 (queued at 0) is 600 ms old:
- *          target 0 is starving, one STARVE event (LUN 0, 600 ms). Owed
- *          now too: 1..3 (a's pending since 300), 4, 5 and 8 (a4, a5, a8
- *          active since 300); smallest count among them 0's 1. Held: 1, 2, 3 and
- *          4 (7 > 1 + 5). The cursor is put on 8, which has work: target
- *          0 still goes first (P0). Then c8; then nothing, although 0 now
- *          has 2 and would let 1..4 go (7 <= 2 + 5): no look before
- *          631.250001 ms, not even when nothing else can go; a timer tick
- *          1 ns early changes nothing.
- *   631.250001 ms: the tick looks: 0 still starving (same episode: no new
- *          event),
- *          smallest owed count 2, nobody more than 5 above it: all
- *          released. a1, a2, a3 go, and each takes its target to 8 > 2 + 5:
- *          1, 2, 3 are held again at once.
+ *          not held. 8 has 3. Next look due at 550.000001 ms (held).
+ *   t=600  X0 retired (0 still has P0: no early look); c8 submitted. Look:
+ *          P0 (queued at 0) is 600 ms old: target 0 is starving, one
+ *          STARVE event (LUN 0, 600 ms). Owed now too: 1..3 (a's pending
+ *          since 300), 4, 5 and 8 (a4, a5, a8 active since 300); smallest
+ *          count among them 0's 1. Held: 1, 2, 3 and 4 (7 > 1 + 5). The
+ *          cursor is put on 8, which has work: target 0 still goes first
+ *          (P0). That issue takes 0, owed, to 2: no owed target 1..4 beats
+ *          is now more than 5 below their 7 (8 has 3), so all four are
+ *          released at once. a1, a2, a3 go, each taking its target to
+ *          8 > 2 + 5: held again at once; then c8, then nothing.
+ *   850.000001 ms: the next look (250 ms after the last; a tick 1 ns early
+ *          changes nothing): 0 still starving (same episode: no new event),
+ *          1..3 still 8 > 2 + 5, held; 4 (7) and 5 (6) not.
  */
 static void holds_targets_ahead_of_an_owed_one(void **state)
 {
@@ -104,32 +111,33 @@ static void holds_targets_ahead_of_an_owed_one(void **state)
     pcam_ccb *c8 = sub(f, 57, 8, 0, PCAM_TAG_SIMPLE);
     f->bus.q.rr_target = 8;
     assert_ptr_equal(next(f), p0); /* starving: first, whatever the cursor */
-    assert_int_equal(f->bus.q.throttled, 0x001E);
+    assert_int_equal(f->bus.q.throttled, 0); /* released by P0's count */
     assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
     assert_int_equal(events(f, ev, 8), 1);
     assert_int_equal(ev[0].code, PCAM_EV_STARVE);
     assert_int_equal(ev[0].target, 0);
     assert_int_equal(ev[0].lun, 0);
     assert_int_equal(ev[0].arg, 600);
-    assert_ptr_equal(next(f), c8);
-    assert_null(next(f)); /* 1..4 wait for the next look */
-    clock_ns = PCAM_MS(600) + 31250000u;
-    pcam_q_tick(&f->bus, clock_ns); /* 1 ns early */
-    assert_null(next(f));
-    assert_int_equal(f->bus.q.throttled, 0x001E);
-
-    clock_ns = PCAM_MS(600) + 31250001u;
-    pcam_q_tick(&f->bus, clock_ns);
-    assert_int_equal(f->bus.q.throttled, 0);
     for (unsigned i = 0; i < 3; i++)
         assert_ptr_equal(next(f), a[i]);
+    assert_ptr_equal(next(f), c8);
     assert_null(next(f));
-    assert_int_equal(f->bus.q.throttled, 0x000E); /* 8 > 2 + 5 again */
+    assert_int_equal(f->bus.q.throttled, 0x000E); /* 8 > 2 + 5 */
+    assert_int_equal(f->bus.q.age_next_ns, PCAM_MS(850) + 1u);
+
+    clock_ns = PCAM_MS(850);
+    pcam_q_tick(&f->bus, clock_ns); /* 1 ns early */
+    assert_int_equal(f->bus.q.age_next_ns, PCAM_MS(850) + 1u);
+    clock_ns = PCAM_MS(850) + 1u;
+    pcam_q_tick(&f->bus, clock_ns);
+    assert_int_equal(f->bus.q.age_next_ns, PCAM_MS(1100) + 2u);
+    assert_null(next(f));
+    assert_int_equal(f->bus.q.throttled, 0x000E);
     assert_int_equal(f->bus.q.starving, 1); /* still target 0 */
     assert_int_equal(f->bus.targets[0].counters.starve_boosts, 1);
     assert_int_equal(events(f, ev, 8), 0);
-    /* Held anew: 1..3 at the 300 ms look and again after 631 ms, 4 once
-     * (its own issue at 300 ms); the 600 ms look kept the holds it found. */
+    /* Held anew: 1..3 at the 300 ms look and again at their own issues at
+     * 600 ms, 4 once (its own issue at 300 ms). */
     static const uint32_t holds[6] = {0, 2, 2, 2, 1, 0};
     for (unsigned t = 0; t < 6; t++)
         assert_int_equal(f->bus.targets[t].counters.bus_holds, holds[t]);
@@ -229,15 +237,16 @@ static void idle_target_banks_no_credit(void **state)
  * can start there. Nothing is ever issued by it.
  *   t=0    X0 issued (0 has 1); 7 issues to target 1.
  *   t=300  a1 submitted; the look (a pcam_q_next() that returns nothing)
- *          holds 1: 7 > 1 + 5.
- *   t=300+ X0 retired, nothing else outstanding but a1, which is held.
- *   331.25 ms: a tick 1 ns early changes nothing; the tick at 331.250001
- *          looks: only target 1 has work, nothing to even out: wiped,
- *          released.
- *          Y0 submitted; Y0 and a1 issued; a1 retired.
- *   t=900  c2 submitted (a second busy target). Y0 is 900 - 331.250001 =
- *          568.749999 ms old; a tick looks and starts the episode: STARVE
- *          (0, LUN 0, 568 ms).
+ *          holds 1: 7 > 1 + 5; the next look is due at 550.000001 ms, and
+ *          a tick 1 ns early changes nothing.
+ *   t=550  X0 retired, nothing else outstanding but a1, which is held: 0,
+ *          owed, has nothing left to do, so the look is due at once (the
+ *          engine ticks for it while anyone is held); the queues are not
+ *          touched by the retirement itself.
+ *          The tick looks: only target 1 has work, nothing to even out:
+ *          wiped, released. Y0 submitted; Y0 and a1 issued; a1 retired.
+ *   t=1200 c2 submitted (a second busy target). Y0 is 650 ms old; a tick
+ *          looks and starts the episode: STARVE (0, LUN 0, 650 ms).
  */
 static void timer_tick_looks_when_due(void **state)
 {
@@ -250,12 +259,14 @@ static void timer_tick_looks_when_due(void **state)
     pcam_ccb *a1 = sub(f, 1, 1, 0, PCAM_TAG_SIMPLE);
     assert_null(next(f));
     assert_int_equal(f->bus.q.throttled, 0x0002);
-    retire(f, x0);
-    clock_ns = PCAM_MS(300) + 31250000u;
-    pcam_q_tick(&f->bus, clock_ns);
+    assert_int_equal(f->bus.q.age_next_ns, PCAM_MS(550) + 1u);
+    at_ms(550);
+    pcam_q_tick(&f->bus, clock_ns); /* 1 ns early */
     assert_int_equal(f->bus.q.throttled, 0x0002);
     assert_int_equal(f->bus.q.issued[1], 7);
-    clock_ns = PCAM_MS(300) + 31250001u;
+    retire(f, x0);
+    assert_int_equal(f->bus.q.age_next_ns, 0);
+    assert_false(pcam_q_dirty(&f->bus));
     pcam_q_tick(&f->bus, clock_ns);
     ok(f);
     assert_int_equal(f->bus.q.throttled, 0);
@@ -265,7 +276,7 @@ static void timer_tick_looks_when_due(void **state)
     assert_ptr_equal(next(f), y0); /* the cursor is on 2 since the burst */
     assert_ptr_equal(next(f), a1);
     retire(f, a1);
-    at_ms(900);
+    at_ms(1200);
     sub(f, 3, 2, 0, PCAM_TAG_SIMPLE);
     pcam_q_tick(&f->bus, clock_ns);
     ok(f);
@@ -275,8 +286,8 @@ static void timer_tick_looks_when_due(void **state)
     assert_int_equal(ev[0].code, PCAM_EV_STARVE);
     assert_int_equal(ev[0].target, 0);
     assert_int_equal(ev[0].lun, 0);
-    assert_int_equal(ev[0].arg, 568);
-    assert_int_equal(ev[0].time_ns, PCAM_MS(900));
+    assert_int_equal(ev[0].arg, 650);
+    assert_int_equal(ev[0].time_ns, PCAM_MS(1200));
 }
 
 /*
@@ -554,10 +565,11 @@ static void blocked_starving_target_gets_nothing(void **state)
 }
 
 /* A look that releases a held target wakes the scheduler, whoever made it:
- * target 1 is held at 300 ms (7 > 1 + 5 with 0 owed), X0 then completes and
- * a pcam_q_next() finds nothing else; the timer's look at 331.250001 ms
- * finds only target 1 with work and releases it; a1 must then go. (Latent
- * while pcam_engine_tick() touches the queues after every tick.) */
+ * target 1 is held at 300 ms (7 > 1 + 5 with 0 owed), X0 then completes,
+ * which makes the look due at once but touches nothing, so a
+ * pcam_q_next() finds nothing; the timer's look finds only target 1 with
+ * work and releases it; a1 must then go. (Latent while pcam_engine_tick()
+ * touches the queues after every tick.) */
 static void tick_release_wakes_the_scheduler(void **state)
 {
     fx *f = *state;
@@ -570,7 +582,6 @@ static void tick_release_wakes_the_scheduler(void **state)
     retire(f, x0);
     assert_null(next(f));
     assert_int_equal(f->bus.q.throttled, 0x0002);
-    clock_ns = PCAM_MS(300) + 31250001u;
     pcam_q_tick(&f->bus, clock_ns);
     assert_int_equal(f->bus.q.throttled, 0);
     pcam_ccb *got = next(f);
