@@ -7,8 +7,8 @@
 # bounded.
 . /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMB: $*"; }
-drv=pcam
-for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; esac; done
+drv=pcam clock=wall
+for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; clock=*) clock=${w#clock=} ;; esac; done
 for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done
 if [ "$drv" = pcam ]; then
   # pcam.NAME=VALUE words on the kernel command line become parameters
@@ -27,11 +27,53 @@ while [ $i -lt 600 ]; do
   [ -n "$A" ] && [ -n "$B" ] && [ -b "/dev/$A" ] && [ -b "/dev/$B" ] && break
   sleep 0.1; i=$((i + 1))
 done
+# clock=icount (PCAM_BENCH_CLOCK=icount on the host): the benchmark disk is
+# QEMU's null-co disk at target 5 (no content, a fixed host-side latency)
+if [ "$clock" = icount ]; then
+  i=0
+  while [ $i -lt 600 ]; do
+    C=$(dev_of 5); [ -n "$C" ] && [ -b "/dev/$C" ] && break
+    sleep 0.1; i=$((i + 1))
+  done
+fi
 say "driver $drv disks $A $B depth $(cat /sys/block/$A/device/queue_depth) type $(cat /sys/block/$A/device/queue_type)"
 irqs() { awk '/pcam|am53c974|sym53c8xx/ {s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s}' /proc/interrupts; }
 # terse fields: 6 KiB read, 8 IOPS, 9 runtime ms, 40 mean latency us
 fiot() { fio --output-format=terse --name=b --direct=1 "$@" 2>/dev/null | tail -1; }
 field() { echo "$1" | cut -d';' -f"$2"; }
+
+# The deterministic runs: busy guest time per read (linux_icbench), the
+# interrupts counted around each; then the register trace as below.
+if [ "$clock" = icount ]; then
+  say "icount-disk $C depth $(cat /sys/block/$C/device/queue_depth)"
+  ic() { linux_icbench "/dev/$C" "$@"; }
+  n=2000
+  ic reread 4096 "$n"; ic reread 8192 "$n"; ic rand 1 "$n"
+  ic rand "$(cat /sys/block/$C/device/queue_depth)" $((2 * n))
+  # Where the busy instructions go: perf's cpu-clock samples (TCG has no
+  # PMU; under icount a cpu-clock period is guest instructions) of the
+  # whole vCPU during 1,100 re-reads (100 of them warm-up), idle samples
+  # left out, summed by module
+  if [ -x /usr/bin/perf ]; then
+    echo -1 > /proc/sys/kernel/perf_event_paranoid; echo 0 > /proc/sys/kernel/kptr_restrict
+    (cd /tmp && perf record -q -a -e cpu-clock -c 25000 -o /tmp/p.data -- \
+      linux_icbench "/dev/$C" reread 4096 1000 > /dev/null 2>&1)
+    perf report -i /tmp/p.data --stdio -n --sort dso,sym 2>/dev/null |
+      awk '/^ *[0-9.]+%/ && $5 !~ /idle|safe_halt/ {n[$3] += $2; t += $2}
+        END {for (d in n) printf "PCAMB: perf dso %s samples %d\n", d, n[d]; printf "PCAMB: perf busy-samples %d\n", t}'
+    rm -f /tmp/p.data
+  fi
+  A=$C
+  say "REGS-READY"
+  sleep 5
+  dd if=/dev/$A of=/dev/null bs=512 skip=7777 count=1 iflag=direct 2>/dev/null
+  linux_icbench "/dev/$A" reread 4096 900 > /dev/null  # + its 100 warm-up reads
+  dd if=/dev/$A of=/dev/null bs=512 skip=8888 count=1 iflag=direct 2>/dev/null
+  say "REGS-DONE ios 1000"
+  sleep 2
+  say "DONE"
+  poweroff -f
+fi
 
 # warm up (first reads after attach, QEMU's host cache)
 fiot --filename=/dev/$A --ioengine=psync --rw=read --bs=64k --size=8M > /dev/null
