@@ -30,8 +30,12 @@
 #        PCAM_BENCH_LATENCY_NS (default 1,000,000) of host time later, so
 #        the vCPU always idles before a completion and every read takes the
 #        same path; the guest (bench/linux_icbench.c) prints the vCPU's busy
-#        guest time per read, i.e. guest instructions. Default 3 boots per
-#        driver; the table gives each row's spread (max-min)/median.
+#        guest time per read, i.e. guest instructions, and the graph
+#        tracer's instructions in each driver's entry point and interrupt
+#        handler. Default 3 boots per driver; the table gives each row's
+#        spread (max-min)/median (docs/bench.md, "Deterministic guest
+#        benchmarks", says what such a figure can and cannot show)
+#        LINUX_BENCH_TABLE_ONLY=1: no boots, the table from WORK's facts
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 CHIP=${1:-}
@@ -50,11 +54,6 @@ else
   vm_pattern_image "$W/disk0.img" 64
   vm_pattern_image "$W/disk1.img" 16
   vm_initramfs "$SRC/bench/linux_bench_guest.sh" "$W/initrd.cpio"
-  # icount: perf too, for the busy samples by module (PCAM_BENCH_PERF=0: not)
-  if [ "${PCAM_BENCH_CLOCK:-wall}" = icount ] && [ "${PCAM_BENCH_PERF:-1}" = 1 ]; then
-    vm_copy_bin perf
-    (cd "$IRD" && find . | cpio -o -H newc -R 0:0 --quiet) > "$W/initrd.cpio"
-  fi
 fi
 if [ $CHIP = esp ]; then
   EVENTS="esp_mem_readb esp_mem_writeb esp_pci_dma_read esp_pci_dma_write"
@@ -192,12 +191,12 @@ if [ $CLOCK = icount ]; then
     irow "interrupts per random read, depth 1" '/ic rand1 / {printf "%.3f", $11 / $5}'
     irow "interrupts per random read, at the queue depth" '/ic rand/ && !/ic rand1 / {printf "%.3f", $11 / $5}'
     irow "elapsed guest time per 4 KiB re-read, us (noisy: host completion time + ${PCAM_BENCH_LATENCY_NS:-1000000} ns)" '/ic reread4096 / {printf "%.1f", $9 / $5 / 1000}'
-    # perf's busy samples by module, as shares of b4
-    mods='/^\[(pcam|sym53c8xx|esp_scsi|am53c974)\]$/'
-    share() { echo "/perf dso/ && \$4 $1 $mods {s += \$6} /perf busy-samples/ {t = \$4} /ic reread4096 / {b = \$7 / \$5}
-      END {if (t) printf \"%.0f\", s / t * b}"; }
-    irow "guest instructions per 4 KiB re-read in the driver's modules (pcam / sym53c8xx, esp_scsi, am53c974; perf share of b4)" "$(share '~')"
-    irow "guest instructions per 4 KiB re-read elsewhere (kernel, other modules, the reading program)" "$(share '!~')"
+    # the graph tracer's sums (mean guest us per call = instructions / 1000)
+    fn() { echo "/fn $1 / {printf \"%.2f\", \$8}"; }
+    irow "the driver's command entry point per call, us (graph tracer: pcam plx_queuecommand / $THEIRS's)" "$(fn queue)"
+    irow "its interrupt handler per call, us (scsi_done inside included)" "$(fn intr)"
+    irow "scsi_done per call, us" "$(fn done)"
+    irow "the driver's own per command: entry + handler - scsi_done, us" '/fn queue / {q = $8 * $6} /fn intr / {i = $8 * $6} /fn done / {d = $8 * $6; n = $6} END {if (n) printf "%.2f", (q + i - d) / n}'
     irow "$regs reads per 4 KiB read" '/regs reads/ {printf "%.1f", $4 / 1000}'
     irow "$regs writes per 4 KiB read" '/regs reads/ {printf "%.1f", $6 / 1000}'
     if [ $CHIP = sym ]; then

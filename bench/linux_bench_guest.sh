@@ -7,8 +7,14 @@
 # bounded.
 . /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMB: $*"; }
-drv=pcam clock=wall
-for w in $(cat /proc/cmdline); do case $w in drv=*) drv=${w#drv=} ;; clock=*) clock=${w#clock=} ;; esac; done
+# icn=N: reads per icount run (2,000); icquick=1: those runs only (the
+# smoke test, tests/linux/icount_smoke.sh); icgraph=F1,F2,...: more kernel
+# functions for the graph tracer's run (their sums are in the facts)
+drv=pcam clock=wall icn=2000 icquick=0 icgraph=""
+for w in $(cat /proc/cmdline); do
+  case $w in drv=*) drv=${w#drv=} ;; clock=*) clock=${w#clock=} ;; icn=*) icn=${w#icn=} ;;
+    icquick=*) icquick=${w#icquick=} ;; icgraph=*) icgraph=$(echo "${w#icgraph=}" | tr , ' ') ;; esac
+done
 for m in $(cat /etc/modules); do insmod "$M/$m" 2>/dev/null; done
 if [ "$drv" = pcam ]; then
   # pcam.NAME=VALUE words on the kernel command line become parameters
@@ -47,22 +53,33 @@ field() { echo "$1" | cut -d';' -f"$2"; }
 if [ "$clock" = icount ]; then
   say "icount-disk $C depth $(cat /sys/block/$C/device/queue_depth)"
   ic() { linux_icbench "/dev/$C" "$@"; }
-  n=2000
+  n=$icn
   ic reread 4096 "$n"; ic reread 8192 "$n"; ic rand 1 "$n"
   ic rand "$(cat /sys/block/$C/device/queue_depth)" $((2 * n))
-  # Where the busy instructions go: perf's cpu-clock samples (TCG has no
-  # PMU; under icount a cpu-clock period is guest instructions) of the
-  # whole vCPU during 1,100 re-reads (100 of them warm-up), idle samples
-  # left out, summed by module
-  if [ -x /usr/bin/perf ]; then
-    echo -1 > /proc/sys/kernel/perf_event_paranoid; echo 0 > /proc/sys/kernel/kptr_restrict
-    (cd /tmp && perf record -q -a -e cpu-clock -c 25000 -o /tmp/p.data -- \
-      linux_icbench "/dev/$C" reread 4096 1000 > /dev/null 2>&1)
-    perf report -i /tmp/p.data --stdio -n --sort dso,sym 2>/dev/null |
-      awk '/^ *[0-9.]+%/ && $5 !~ /idle|safe_halt/ {n[$3] += $2; t += $2}
-        END {for (d in n) printf "PCAMB: perf dso %s samples %d\n", d, n[d]; printf "PCAMB: perf busy-samples %d\n", t}'
-    rm -f /tmp/p.data
-  fi
+  [ "$icquick" = 1 ] && { say "DONE"; poweroff -f; }
+  # The drivers' own share: the kernel's graph tracer on the command entry
+  # point, the interrupt handler and scsi_done() (called inside the
+  # handler) during 1,100 re-reads (100 of them warm-up); under icount a
+  # traced duration is guest instructions (the tracer's own included)
+  T=/sys/kernel/tracing
+  mount -t tracefs nodev $T 2>/dev/null
+  case $drv in
+    pcam) fns="plx_queuecommand plx_irq" ;;
+    sym53c8xx) fns="sym53c8xx_queue_command sym53c8xx_intr" ;;
+    *) fns="esp_queuecommand scsi_esp_intr" ;;
+  esac
+  : > $T/set_ftrace_filter
+  for f in $fns scsi_done $icgraph; do echo "$f" >> $T/set_ftrace_filter 2>/dev/null || say "no traceable $f"; done
+  echo 8192 > $T/buffer_size_kb
+  echo function_graph > $T/current_tracer
+  echo 1 > $T/options/funcgraph-tail 2>/dev/null
+  echo > $T/trace
+  echo 1 > $T/tracing_on
+  linux_icbench "/dev/$C" reread 4096 1000 > /dev/null
+  echo 0 > $T/tracing_on
+  awk -v pfx=PCAMB -f /etc/fgraph_sum.awk $T/trace | sed 's/^PCAMB: fn \(plx_queuecommand\|sym53c8xx_queue_command\|esp_queuecommand\) /PCAMB: fn queue \1 /; s/^PCAMB: fn \(plx_irq\|sym53c8xx_intr\|scsi_esp_intr\) /PCAMB: fn intr \1 /; s/^PCAMB: fn scsi_done /PCAMB: fn done scsi_done /'
+  say "graph lost $(grep -c LOST $T/trace) overrun $(awk '/overrun/ {print $NF}' $T/per_cpu/cpu0/stats)"
+  echo nop > $T/current_tracer
   A=$C
   say "REGS-READY"
   sleep 5
