@@ -26,7 +26,8 @@
  * /dev/xpt0 and reads that disk again (reset_bus), and sends bad input
  * through its pass(4) device (pass_bad_input). It syncs
  * and powers the VM off. The host asserts the lines and checks the images
- * after QEMU exits.
+ * after QEMU exits. pcamtest.mode "dump", "soak" and "bench" (icbench(),
+ * the deterministic benchmark) run only their own part.
  */
 #include "pattern.h"
 
@@ -463,21 +464,29 @@ static unsigned long timed_reads(long fd, unsigned long count, unsigned long len
 
 /* ---- the deterministic benchmark (loader.conf: pcamtest.mode="bench") ---- */
 
-/* The idle thread's run time so far, ns: kern.proc.pid.11 (the idle
- * process; one vCPU, one idle thread), struct kinfo_proc's ki_runtime (u64
- * microseconds at byte 328 of the 1,088 on amd64, sys/sys/user.h). */
+/* The idle threads' run time so far, ns: struct kinfo_proc's ki_runtime
+ * (u64 microseconds at byte 328 of the 1,088 on amd64, sys/sys/user.h) of
+ * the process whose ki_comm (byte 447) is "idle" (one vCPU, one idle
+ * thread), found once by kern.proc.pid.N over the first PIDs. 0 if none. */
 static unsigned long idle_ns(void)
 {
     static unsigned char kp[1088];
-    int mib[4] = {1, 14, 1, 11}; /* CTL_KERN, KERN_PROC, KERN_PROC_PID, pid */
-    unsigned long len = sizeof kp, us = 0;
-    if (sc6(202 /* SYS___sysctl */, (long)mib, 4, (long)kp, (long)&len, 0, 0) < 0 || len != sizeof kp ||
-        kp[447] != 'i' || kp[448] != 'd') /* ki_comm "idle" */
-        return 0;
-    for (int i = 7; i >= 0; i--)
-        us = us << 8 | kp[328 + i];
-    return us * 1000ul;
+    static int pid = -1;
+    for (int p = pid < 0 ? 0 : pid; p < (pid < 0 ? 64 : pid + 1); p++) {
+        int mib[4] = {1, 14, 1, p}; /* CTL_KERN, KERN_PROC, KERN_PROC_PID */
+        unsigned long len = sizeof kp, us = 0;
+        if (sc6(202 /* SYS___sysctl */, (long)mib, 4, (long)kp, (long)&len, 0, 0) < 0 || len != sizeof kp ||
+            kp[447] != 'i' || kp[448] != 'd' || kp[449] != 'l' || kp[450] != 'e' || kp[451] != 0)
+            continue;
+        pid = p;
+        for (int i = 7; i >= 0; i--)
+            us = us << 8 | kp[328 + i];
+        return us * 1000ul;
+    }
+    return 0;
 }
+
+static long sysctl_int(const char *name, int v);
 
 /* Under QEMU's -icount shift=0 (boot.sh MODE bench) a guest ns of busy vCPU
  * is one guest instruction: the time the idle thread did not run, per
@@ -490,6 +499,12 @@ static void icbench(void)
     static const struct { const char *what; unsigned long len; int random; } runs[] = {
         {"reread4096", 4096, 0}, {"reread8192", 8192, 0}, {"rand1", 4096, 1}};
     long fd = sc(SYS_open, (long)"/dev/da1", O_RDONLY, 0, 0);
+    /* The idle thread halts at once instead of spinning on PAUSE (which
+     * under icount advances the clock by one instruction per TCG exit, so
+     * a wait would cost minutes of host time per guest second), and the
+     * power-off does not wait 5 s of guest time for disk caches. */
+    sysctl_int("kern.sched.idlespins", 0);
+    sysctl_int("kern.shutdown.poweroff_delay", 0);
     if (fd < 0) {
         result(1, "icount-open", 0, fd);
         return;
