@@ -195,7 +195,7 @@ if [ $CLOCK = icount ]; then
     fn() { echo "/fn $1 / {printf \"%.2f\", \$8}"; }
     irow "the driver's command entry point per call, us (graph tracer: pcam plx_queuecommand / $THEIRS's)" "$(fn queue)"
     irow "its interrupt handler per call, us (scsi_done inside included)" "$(fn intr)"
-    irow "scsi_done per call, us" "$(fn done)"
+    irow "scsi_done per call, us" "$(fn 'done')"
     irow "the driver's own per command: entry + handler - scsi_done, us" '/fn queue / {q = $8 * $6} /fn intr / {i = $8 * $6} /fn done / {d = $8 * $6; n = $6} END {if (n) printf "%.2f", (q + i - d) / n}'
     irow "$regs reads per 4 KiB read" '/regs reads/ {printf "%.1f", $4 / 1000}'
     irow "$regs writes per 4 KiB read" '/regs reads/ {printf "%.1f", $6 / 1000}'
