@@ -63,14 +63,7 @@ for qd in 1 "$(cat /sys/block/$A/device/queue_depth)"; do
   fiorun $qd
   echo 0 > $T/tracing_on
   say "BEGIN graph qd=$qd"
-  # a leaf prints "fn();" with its time, a parent "} /* fn */"
-  awk '/ us / && (/\(\);/ || /\/\* /) {
-      t = 0; for (i = 1; i <= NF; i++) if ($(i + 1) == "us") {t = $i; break}
-      n = ""; for (i = 1; i <= NF; i++) if ($i ~ /\(\);$/ || ($i == "/*" && i < NF)) {n = ($i == "/*") ? $(i + 1) : $i; break}
-      if (n ~ /^\[/) n = $(i - 1)  # "fn [module]();"
-      sub(/\(\);$/, "", n); sub(/\[.*/, "", n)
-      if (n != "") {c[n]++; s[n] += t}}
-    END {for (n in c) printf "PCAMP: fn %s calls %d mean_us %.1f total_ms %.1f\n", n, c[n], s[n] / c[n], s[n] / 1000}' $T/trace
+  awk -v pfx=PCAMP -f /etc/fgraph_sum.awk $T/trace
   say "lost $(grep -c LOST $T/trace) overrun $(awk '/overrun/ {print $NF}' $T/per_cpu/cpu0/stats)"
   say "END graph qd=$qd"
 done

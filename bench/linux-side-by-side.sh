@@ -24,6 +24,19 @@
 #        PCAM_VM_LOCK=FILE: each boot holds flock FILE for that boot only
 #        (default /tmp/pcam-vm.lock); the host's load average is printed
 #        beside each boot
+#        PCAM_BENCH_CLOCK=icount: the deterministic mode (docs/linux.md,
+#        "Deterministic benchmarks"): QEMU's instruction-counting clock
+#        (-icount shift=0: one guest instruction is one guest ns), a
+#        null-co benchmark disk at target 5 whose reads complete
+#        PCAM_BENCH_LATENCY_NS (default 1,000,000) of host time later, so
+#        the vCPU always idles before a completion and every read takes the
+#        same path; the guest (bench/linux_icbench.c) prints the vCPU's busy
+#        guest time per read, i.e. guest instructions, and the graph
+#        tracer's instructions in each driver's entry point and interrupt
+#        handler. Default 3 boots per driver; the table gives each row's
+#        spread (max-min)/median (docs/bench.md, "Deterministic guest
+#        benchmarks", says what such a figure can and cannot show)
+#        LINUX_BENCH_TABLE_ONLY=1: no boots, the table from WORK's facts
 set -eu
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 CHIP=${1:-}
@@ -36,10 +49,14 @@ esac
 WORK=${2:-$SRC/build/linux-bench-$CHIP}
 mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
 . "$SRC/tests/linux/vm_lib.sh"
-vm_setup vm
-vm_pattern_image "$W/disk0.img" 64
-vm_pattern_image "$W/disk1.img" 16
-vm_initramfs "$SRC/bench/linux_bench_guest.sh" "$W/initrd.cpio"
+if [ -n "${LINUX_BENCH_TABLE_ONLY:-}" ]; then
+  W=$WORK/vm
+else
+  vm_setup vm
+  vm_pattern_image "$W/disk0.img" 64
+  vm_pattern_image "$W/disk1.img" 16
+  vm_initramfs "$SRC/bench/linux_bench_guest.sh" "$W/initrd.cpio"
+fi
 if [ $CHIP = esp ]; then
   EVENTS="esp_mem_readb esp_mem_writeb esp_pci_dma_read esp_pci_dma_write"
 elif [ $CHIP = mpt ]; then
@@ -49,7 +66,15 @@ else
 fi
 
 LOCK=${PCAM_VM_LOCK:-/tmp/pcam-vm.lock}
-REPS=${LINUX_BENCH_REPS:-5}
+CLOCK=${PCAM_BENCH_CLOCK:-wall}
+case $CLOCK in
+  wall) REPS=${LINUX_BENCH_REPS:-5} ICOUNT="" ICAPPEND="" ;;
+  icount) REPS=${LINUX_BENCH_REPS:-3} ICAPPEND="clock=icount"
+    ICOUNT="-icount shift=0,sleep=on,align=off
+      -blockdev driver=null-co,node-name=nul0,size=1073741824,read-zeroes=on,latency-ns=${PCAM_BENCH_LATENCY_NS:-1000000}
+      -device scsi-hd,drive=nul0,bus=scsi0.0,scsi-id=5" ;;
+  *) echo "PCAM_BENCH_CLOCK=$CLOCK: wall or icount" >&2; exit 2 ;;
+esac
 boot() {  # $1 = pcam|theirs, $2 = run number
   d=$W/$1-$2
   if [ $1 = pcam ]; then drv=pcam; else drv=$THEIRS; fi
@@ -61,8 +86,8 @@ boot() {  # $1 = pcam|theirs, $2 = run number
   flock "$LOCK" timeout 1200 qemu-system-x86_64 -M pc -accel tcg -m 1024 -smp 1 -display none -no-reboot \
     -nodefaults -nic none -serial "file:$d/serial.log" -D "$d/trace.log" \
     -chardev "pipe,id=mon0,path=$d/mon" -mon chardev=mon0,mode=readline \
-    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$drv ${LINUX_BENCH_ARGS:-}" \
-    -device $CTRL,id=scsi0 \
+    -kernel "$KIMG" -initrd "$W/initrd.cpio" -append "console=ttyS0 panic=-1 quiet drv=$drv $ICAPPEND ${LINUX_BENCH_ARGS:-}" \
+    -device $CTRL,id=scsi0 $ICOUNT \
     -drive "if=none,id=d0,file=$W/disk0.img,format=raw,snapshot=on" \
     -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=0 \
     -drive "if=none,id=d1,file=$W/disk1.img,format=raw,snapshot=on" \
@@ -108,7 +133,8 @@ case ${LINUX_BENCH_ONLY:-} in
   pcam|theirs) boot "$LINUX_BENCH_ONLY" 1; exit 0 ;;
 esac
 r=1
-while [ $r -le "$REPS" ]; do
+# LINUX_BENCH_TABLE_ONLY=1: no boots, the table again from WORK's facts
+while [ -z "${LINUX_BENCH_TABLE_ONLY:-}" ] && [ $r -le "$REPS" ]; do
   boot pcam $r
   boot theirs $r
   r=$((r + 1))
@@ -142,6 +168,49 @@ ovh='/reread4k/ {a[n4++] = $5} /reread8k/ {b[n8++] = $5}
        for (i = 1; i < n8; i++) {x = b[i]; for (j = i - 1; j >= 0 && b[j] > x; j--) b[j + 1] = b[j]; b[j + 1] = x}
        if (n4 && n8) printf "%.1f", 2 * a[int(n4 / 2)] - b[int(n8 / 2)]}'
 if [ $CHIP = esp ]; then regs="chip register"; else regs="CPU register"; fi
+if [ $CLOCK = icount ]; then
+  # rows of the deterministic table: median of the boots, spread
+  # (max - min) / median beside it, and the ratio of the medians
+  irow() {  # label, awk program printing one number per run
+    p=$(stat pcam "$2"); e=$(stat theirs "$2")
+    echo "$p $e" | awk -v l="$1" 'function sp(m, a, b) {return (m + 0 != 0) ? sprintf("%.2f%%", 100 * (b - a) / m) : "-"}
+      {r = ($4 + 0 != 0) ? sprintf("%.2fx", $1 / $4) : "-"
+       printf "| %s | %s (%s) | %s (%s) | %s |\n", l, $1, sp($1, $2, $3), $4, sp($4, $5, $6), r}'
+  }
+  b() { echo "/ic $1 / {printf \"%.2f\", \$7 / \$5 / 1000}"; }  # busy us per read
+  {
+    echo "| per driver (-icount shift=0, one vCPU, $CTRL, null-co disk, $(date -u +%Y-%m-%d)): median of $REPS boots (spread) | pcam.ko | $THEIRS | pcam / $THEIRS |"
+    echo "|---|---|---|---|"
+    get pcam '/icount-disk/ {printf "| queue depth | %s |", $5}'
+    get theirs '/icount-disk/ {printf " %s | - |\n", $5}'
+    irow "busy guest time per 4 KiB re-read at offset 0, us (b4; 1 us = 1,000 guest instructions)" "$(b reread4096)"
+    irow "busy guest time per 8 KiB re-read, us (b8)" "$(b reread8192)"
+    ovh='/ic reread4096 / {a = $7 / $5} /ic reread8192 / {c = $7 / $5} END {printf "%.2f", (2 * a - c) / 1000}'
+    irow "command overhead 2*b4 - b8, us" "$ovh"
+    irow "implied transactions/s (10^6 / overhead)" '/ic reread4096 / {a = $7 / $5} /ic reread8192 / {c = $7 / $5} END {printf "%.0f", 1e9 / (2 * a - c)}'
+    irow "busy guest time per random 4 KiB read, depth 1, us" "$(b rand1)"
+    irow "random 4 KiB reads/s the guest CPU allows, depth 1 (10^6 / busy)" '/ic rand1 / {printf "%.0f", $5 * 1e9 / $7}'
+    irow "busy guest time per random 4 KiB read, at the queue depth, us" '/ic rand/ && !/ic rand1 / {printf "%.2f", $7 / $5 / 1000}'
+    irow "random 4 KiB reads/s the guest CPU allows, at the queue depth" '/ic rand/ && !/ic rand1 / {printf "%.0f", $5 * 1e9 / $7}'
+    irow "interrupts per 4 KiB re-read" '/ic reread4096 / {printf "%.3f", $11 / $5}'
+    irow "interrupts per random read, depth 1" '/ic rand1 / {printf "%.3f", $11 / $5}'
+    irow "interrupts per random read, at the queue depth" '/ic rand/ && !/ic rand1 / {printf "%.3f", $11 / $5}'
+    irow "elapsed guest time per 4 KiB re-read, us (noisy: host completion time + ${PCAM_BENCH_LATENCY_NS:-1000000} ns)" '/ic reread4096 / {printf "%.1f", $9 / $5 / 1000}'
+    # the graph tracer's sums (mean guest us per call = instructions / 1000)
+    fn() { echo "/fn $1 / {printf \"%.2f\", \$8}"; }
+    irow "the driver's command entry point per call, us (graph tracer: pcam plx_queuecommand / $THEIRS's)" "$(fn queue)"
+    irow "its interrupt handler per call, us (scsi_done inside included)" "$(fn intr)"
+    irow "scsi_done per call, us" "$(fn 'done')"
+    irow "the driver's own per command: entry + handler - scsi_done, us" '/fn queue / {q = $8 * $6} /fn intr / {i = $8 * $6} /fn done / {d = $8 * $6; n = $6} END {if (n) printf "%.2f", (q + i - d) / n}'
+    irow "$regs reads per 4 KiB read" '/regs reads/ {printf "%.1f", $4 / 1000}'
+    irow "$regs writes per 4 KiB read" '/regs reads/ {printf "%.1f", $6 / 1000}'
+    if [ $CHIP = sym ]; then
+      irow "SCRIPTS instructions executed per 4 KiB read" '/regs reads/ {printf "%.1f", $8 / 1000}'
+      irow "register accesses by SCRIPTS per 4 KiB read" '/regs reads/ {printf "%.1f", ($10 + $12) / 1000}'
+    fi
+  } | tee "$WORK/table.md"
+  exit 0
+fi
 {
   echo "| per driver (TCG, one vCPU, $CTRL, $(date -u +%Y-%m-%d)): median of $REPS boots (min-max) | pcam.ko | $THEIRS | pcam / $THEIRS (medians) |"
   echo "|---|---|---|---|"

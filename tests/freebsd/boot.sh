@@ -51,7 +51,14 @@
 # errors, that the targets saw exactly as many WRITE commands as the
 # workers issued (QEMU's trace), and that every block of both images is the
 # host pattern or that disk's soak sector for that LBA (imgcheck soak).
-# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump|soak]
+# With MODE bench (bench/freebsd-icount.sh, freebsd-vm.bench.sym) the disks
+# are the root and a null-co disk at target 1 whose reads QEMU completes
+# PCAM_BENCH_LATENCY_NS (1 ms) of host time later, under QEMU's
+# instruction-counting clock (-icount shift=0); the guest (init.c icbench())
+# prints the vCPU's busy guest time per read, i.e. guest instructions
+# (osshim/freebsd/README.md, "Deterministic benchmark"); the host requires
+# the three figures.
+# usage: boot.sh PROJECT_SOURCE_DIR WORKDIR esp|sym IMGCHECK [pcam|sym] [io|dump|soak|bench]
 # env: PCAM_FBSD_SOAK_S (soak seconds); for debugging by hand:
 # PCAM_FBSD_BOOT_LIMIT (seconds, 900), PCAM_FBSD_QEMU_EXTRA (more QEMU arguments,
 # e.g. "-trace scsi_req_parsed -D trace.log"), PCAM_FBSD_LOADER_EXTRA
@@ -86,6 +93,7 @@ esac
 # IDs with an EEPROM, which pcam.ko reads; the I/O boot keeps the plain one).
 [ "$mode" = dump ] && [ "$chip" = esp ] && dev=dc390
 [ "$mode" = soak ] && disks="0:0:16 1:0:64 2:0:64"
+[ "$mode" = bench ] && disks="0:0:16"
 soak_s=${PCAM_FBSD_SOAK_S:-30}
 # Hot removal and addition (init.c's hotplug(), pcam.ko's I/O boots only):
 # disk index 3 (target 3, 3 TiB) goes while idle, index 2 (target 2, 40 MiB)
@@ -172,6 +180,12 @@ for d in $disks; do
   scsi="$scsi -device scsi-hd,drive=d$n,id=hd$n,bus=scsi0.0,scsi-id=$t,lun=$l"
   n=$((n + 1))
 done
+icount=""
+if [ "$mode" = bench ]; then
+  icount="-icount shift=0,sleep=on,align=off"
+  scsi="$scsi -blockdev driver=null-co,node-name=nul1,size=1073741824,read-zeroes=on,latency-ns=${PCAM_BENCH_LATENCY_NS:-1000000}"
+  scsi="$scsi -device scsi-hd,drive=nul1,id=hd1,bus=scsi0.0,scsi-id=1,lun=0"
+fi
 truncate -s 2M "$work/cd.iso"
 cp "$vars" "$work/vars.fd"
 : >"$work/console.log"
@@ -190,7 +204,7 @@ cat "$work/mon.out" >"$work/mon.log" &
 catpid=$!
 "$imgcheck" make "$work/hot.img" $((32 * 2048))
 # shellcheck disable=SC2086
-"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -no-reboot \
+"$qemu" -M pc -accel tcg -m 512 -smp 1 -display none -no-reboot $icount \
   -chardev pipe,id=mon,path="$work/mon" -mon chardev=mon,mode=readline \
   -drive if=none,id=dhot,format=raw,file="$work/hot.img" \
   -drive if=pflash,format=raw,readonly=on,file="$code" \
@@ -243,6 +257,15 @@ grep -aE 'pcam|^da[0-9]|^cd[0-9]|KLD|reloc|panic|Fatal|mountroot|PCAMTEST' "$wor
 fail=0
 no() { echo "FAIL: $*" >&2; fail=1; }
 [ $result = poweroff ] || no "the guest did not power off ($result; QEMU said: $(head -c 300 "$work/qemu.out"))"
+if [ "$mode" = bench ]; then
+  grep -a '^PCAMTEST icount ' "$work/console.txt" | tee "$work/icount.txt"
+  for w in reread4096 reread8192 rand1; do
+    grep -aqE "^PCAMTEST icount $w n 2000 busy_ns [1-9][0-9]* elapsed_ns [1-9][0-9]*\$" "$work/console.txt" ||
+      no "no busy time for $w"
+  done
+  [ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev under -icount: busy guest time per read printed, $secs s"
+  exit $fail
+fi
 grep -aqE 'unexpected relocation|KLD .*failed|cannot load|error loading' "$work/console.txt" && no "a module load error on the console"
 if [ $driver = pcam ]; then
   grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"

@@ -148,6 +148,9 @@ vm_initramfs() {
   vm_copy_bin sg_inq sg_vpd sg_readcap sg_luns sg_turs sg_requests sg_reset lsscsi fio
   gcc -O2 -static -o "$IRD/bin/sectcheck" "$SRC/tests/linux/sectcheck.c" ||
     vm_die "cannot build tests/linux/sectcheck.c (gcc, libc6-dev)"
+  gcc -O2 -static -Wall -Wextra -Werror -o "$IRD/bin/linux_icbench" "$SRC/bench/linux_icbench.c" ||
+    vm_die "cannot build bench/linux_icbench.c (gcc, libc6-dev)"
+  cp "$SRC/bench/fgraph_sum.awk" "$IRD/etc/fgraph_sum.awk"
   cp "$1" "$IRD/init"
   chmod +x "$IRD/init"
   [ -n "${3:-}" ] && cp -r "$3"/. "$IRD/"
