@@ -28,23 +28,12 @@
  * and powers the VM off. The host asserts the lines and checks the images
  * after QEMU exits.
  */
+#include "guest.h"
 #include "pattern.h"
-
-/* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
-enum {
-    SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
-    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_kenv = 390, SYS_pread = 475, SYS_pwrite = 476,
-    SYS___sysctlbyname = 570, SYS_nanosleep = 240, SYS_fork = 2, SYS_wait4 = 7
-};
-#define CLOCK_MONOTONIC 4
-#define O_RDONLY 0
-#define O_RDWR 2
-#define RB_POWEROFF 0x4000
-#define DIOCGMEDIASIZE 0x40086481ul /* _IOR('d', 129, off_t) */
 
 /* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8, r9; the
  * carry flag says the result in rax is an errno. Returned here as -errno. */
-static long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 {
     register long r10 __asm__("r10") = a4;
     register long r8 __asm__("r8") = a5;
@@ -57,14 +46,12 @@ static long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
     return cf ? -n : n;
 }
 
-static long sc(long n, long a1, long a2, long a3, long a4)
+long sc(long n, long a1, long a2, long a3, long a4)
 {
     return sc6(n, a1, a2, a3, a4, 0, 0);
 }
 
 /* The compiler may emit calls to these even in a freestanding program. */
-void *memset(void *d, int c, unsigned long n);
-void *memcpy(void *d, const void *s, unsigned long n);
 void *memset(void *d, int c, unsigned long n)
 {
     unsigned char *p = d;
@@ -91,12 +78,12 @@ static unsigned long slen(const char *s)
     return n;
 }
 
-static void put(const char *s)
+void put(const char *s)
 {
     sc(SYS_write, con, (long)s, (long)slen(s), 0);
 }
 
-static void put_num(unsigned long v)
+void put_num(unsigned long v)
 {
     char b[24];
     int i = (int)sizeof b - 1;
@@ -108,8 +95,8 @@ static void put_num(unsigned long v)
     put(b + i);
 }
 
-static unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
-static int fails;
+unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
+int fails;
 static int small_unit; /* the first data disk not over 2 TiB: disklate's */
 
 /* One result line: "PCAMTEST daN WHAT ok|FAIL ...". */
@@ -135,7 +122,7 @@ static void result(int unit, const char *what, int ok, long detail)
 
 /* Compare len bytes read at block lba with a pattern; -1 = all match,
  * else the offset of the first difference. */
-static long check(unsigned long lba, unsigned long len, int guest)
+long check(unsigned long lba, unsigned long len, int guest)
 {
     for (unsigned long o = 0; o < len; o++) {
         unsigned long n = lba + o / 512;
@@ -246,7 +233,7 @@ static unsigned long ccb_get(unsigned off, unsigned bytes)
 }
 
 /* A signed number. */
-static void put_long(long v)
+void put_long(long v)
 {
     if (v < 0)
         put("-");
@@ -493,7 +480,7 @@ static void disklate(void)
 
 /* ---- hot removal and addition (loader.conf: pcamtest.hotplug="1") ---- */
 
-static void nap(unsigned long ms)
+void nap(unsigned long ms)
 {
     long ts[2] = {(long)(ms / 1000), (long)(ms % 1000) * 1000000};
     sc(SYS_nanosleep, (long)ts, 0, 0, 0);
@@ -858,6 +845,7 @@ void pcam_init_main(void)
     if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.mode", (long)mode, sizeof mode) == 5 && mode[0] == 'd' &&
         mode[1] == 'u' && mode[2] == 'm' && mode[3] == 'p' && mode[4] == '\0') {
         put("PCAMTEST start dump\n");
+        reload();
         dump_boot();
         put("PCAMTEST done, failures 1\n");
         sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
