@@ -24,7 +24,9 @@
 # disk's pass(4) device; the host asserts the statuses it printed and, in
 # QEMU's trace, the reset's UNIT ATTENTION and the re-reads after it.
 # With pcam.ko the guest then has a read held past its CAM timeout (the
-# host throttles target 2's drive through QEMU's monitor) and disks removed
+# host throttles target 2's drive through QEMU's monitor), the same read
+# aborted by XPT_ABORT from the test module pcamabort.ko (guest/abort.c,
+# guest/abortmod.c), and disks removed
 # and added (device_del / device_add through the monitor); see the checks
 # near the end.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
@@ -37,8 +39,10 @@
 # With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
 # instead of pcam.ko: the same image, I/O checks and timing with sym(4), the
 # peer for the disklate table (osshim/freebsd/README.md).
-# With MODE dump (freebsd-vm.dump.CHIP) the disks are the root and a 256 MiB
-# pattern disk at target 1; the guest makes that disk the dump device
+# With MODE dump (freebsd-vm.dump.CHIP) the root is a memory disk the
+# loader preloads (md0) and the disks are a 16 MiB and a 256 MiB pattern
+# disk at targets 0 and 1; the guest first unloads and loads pcam.ko
+# (guest/reload.c, the checks near the end), then makes da1 the dump device
 # (DIOCSKERNELDUMP, as dumpon(8)) and panics (debug.kdb.panic, the debugger
 # off): the kernel writes its minidump through pcam's SIM poll routine with
 # interrupts off and resets; the host finds the dump's headers and the
@@ -100,12 +104,19 @@ rm -rf "$work"
 mkdir -p "$work"
 sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" >"$work/kmod_build.log" 2>&1 ||
   { cat "$work/kmod_build.log"; echo "FAIL: pcam.ko did not build" >&2; exit 1; }
+# The XPT_ABORT test module (guest/abortmod.c), preloaded in the hot-plug
+# boots; the same flags.
+sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" pcamabort "$src/tests/freebsd/guest/abortmod.c" \
+  >>"$work/kmod_build.log" 2>&1 || { cat "$work/kmod_build.log"; echo "FAIL: pcamabort.ko did not build" >&2; exit 1; }
 
 # The root file system: da0 through pcam, but in the dump boots a memory
 # disk the loader preloads (md_image; md(4) attaches preloaded images
 # without MD_ROOT, and vfs.root.mountfrom names it), so that pcam.ko can be
 # unloaded and loaded again under it (guest/reload.c).
-rootdev=da0 mdroot=""
+rootdev=da0 mdroot="" abortmod=""
+[ $hotplug = 1 ] && abortmod='pcamabort_load="YES"
+'
+
 if [ "$mode" = dump ]; then
   rootdev=md0
   mdroot='mdroot_load="YES"
@@ -120,7 +131,7 @@ fi
 st=$work/stage
 mkdir -p "$st/EFI/BOOT" "$st/boot/kernel" "$st/boot/lua" "$st/boot/defaults"
 cp "$fbsd/loader.efi" "$st/EFI/BOOT/BOOTX64.EFI"
-cp "$fbsd/kernel" "$work/ko/pcam.ko" "$fbsd/sym.ko" "$st/boot/kernel/"
+cp "$fbsd/kernel" "$work/ko/pcam.ko" "$work/ko/pcamabort.ko" "$fbsd/sym.ko" "$st/boot/kernel/"
 cp "$fbsd"/boot/lua/*.lua "$st/boot/lua/"
 cp "$fbsd/boot/defaults/loader.conf" "$st/boot/defaults/"
 cat >"$st/boot/loader.conf" <<EOF
@@ -135,7 +146,7 @@ hint.da.0.at="scbus0"
 hint.da.0.target="0"
 hint.da.0.unit="0"
 vfs.root.mountfrom="msdosfs:/dev/$rootdev"
-${mdroot}pcamtest.mode="$mode"
+${mdroot}${abortmod}pcamtest.mode="$mode"
 pcamtest.soak_s="$soak_s"
 pcamtest.hotplug="$hotplug"
 kern.cam.da.default_timeout="10"
@@ -150,11 +161,11 @@ mkfs.fat -C -n FBSDBOOT "$work/boot.img" 49152 >/dev/null
 
 # /sbin/init: static, FreeBSD-branded, no libc, no stack protector (that
 # would need libc's guard).
-clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
-  -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/init.c" -o "$work/init.o"
-clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
-  -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/reload.c" -o "$work/reload.o"
-ld.lld-19 -m elf_x86_64_fbsd -static -e _start -o "$work/init" "$work/init.o" "$work/reload.o"
+for g in init reload abort; do
+  clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
+    -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/$g.c" -o "$work/$g.o"
+done
+ld.lld-19 -m elf_x86_64_fbsd -static -e _start -o "$work/init" "$work/init.o" "$work/reload.o" "$work/abort.o"
 if [ "$mode" = dump ]; then
   # The memory-disk root: /sbin/init, /dev for devfs and a pcam.ko to kldload.
   mkfs.fat -C -n PCAMMD "$work/mdroot.img" 2048 >/dev/null
@@ -234,7 +245,9 @@ while kill -0 $qpid 2>/dev/null; do
       0) grep -aqE '^PCAMTEST hold da[0-9]+ ready' "$work/console.log" && { mon "block_set_io_throttle d2 200 0 0 0 0 0"; hp=1; } ;;
       1) grep -aqE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout" "$work/console.log" &&
            { mon "block_set_io_throttle d2 0 0 0 0 0 0"; hp=2; } ;;
-      2) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=3; } ;;
+      2) grep -aqE '^PCAMTEST abort ready' "$work/console.log" && { mon "block_set_io_throttle d2 200 0 0 0 0 0"; hp=20; } ;;
+      20) grep -aqE '^PCAMTEST abort end' "$work/console.log" && { mon "block_set_io_throttle d2 0 0 0 0 0 0"; hp=21; } ;;
+      21) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=3; } ;;
       3) grep -aqE '^PCAMTEST hot-del-io da[0-9]+ ready' "$work/console.log" && { sleep 1; mon "device_del hd2"; hp=4; } ;;
       4) grep -aqE '^PCAMTEST hot-add ready' "$work/console.log" &&
            { mon "device_add scsi-hd,drive=dhot,id=hdhot,bus=scsi0.0,scsi-id=5,lun=0"; hp=5; } ;;
@@ -562,6 +575,33 @@ if [ $hotplug = 1 ]; then
     fi
     echo "ok: target 2's read held past its 10 s CAM timeout ended by $how; CAM_CMD_TIMEOUT, retried, data right after $ms ms (guest line $held)"
   fi
+fi
+# XPT_ABORT as FreeBSD code sends it (guest/abort.c; the test module
+# pcamabort.ko, guest/abortmod.c, plays a peripheral: no userland interface
+# of 13.2 can name a held CCB). The host throttles target 2's drive again;
+# the module's first READ completes, the second is held, XPT_ABORT for it
+# completes CAM_REQ_CMP (1) and the held READ completes once, with
+# CAM_REQ_ABORTED (2); after the throttle is lifted a read elsewhere on the
+# disk returns the host pattern. On the LSI53C895A the abort is an ABORT
+# TAG the model acts on (a second one in QEMU's trace after the hold's,
+# each followed by its request cancelled). QEMU's AM53C974 model holds the
+# selection of the throttled READ open (no interrupt until the data
+# comes), so the core has no nexus to send the abort on: it marks the
+# command and reports it aborted when the target finishes it, once the
+# throttle has let the data through (the time printed; no ATN, no reset).
+if [ $hotplug = 1 ]; then
+  for l in "run 0" "first 0x01 abort 0x01 held 0x02 completions 1 after [0-9]+ ms" "after-read 0"; do
+    grep -aqxE "PCAMTEST abort $l" "$pre" || no "expected 'PCAMTEST abort $l', got: $(grep -a '^PCAMTEST abort ' "$pre" | tr '\n' '|')"
+  done
+  abms=$(sed -n 's/^PCAMTEST abort first .* after \([0-9]*\) ms$/\1/p' "$pre")
+  if [ $chip = sym ]; then
+    na=0
+    for ab in $(grep -n "^lsi_do_msgout_abort " "$work/trace.log" | cut -d: -f1); do
+      tail -n +"$ab" "$work/trace.log" | head -n 20 | grep -q "^scsi_req_cancel target 2 lun 0 " && na=$((na + 1))
+    done
+    [ "$na" -ge 2 ] || no "$na ABORT TAG messages followed by a cancelled request at target 2 in QEMU's trace, 2 expected (the hold's and XPT_ABORT's)"
+  fi
+  echo "ok: XPT_ABORT from a kernel module on a held READ at target 2: CAM_REQ_CMP, the READ completed once with CAM_REQ_ABORTED ${abms:-?} ms later, the disk reads right afterwards"
 fi
 # Hot removal and addition (init.c's hotplug(), the monitor commands in the
 # wait loop above). The 3 TiB disk (target 3) is removed while idle: the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * What the guest's /sbin/init (init.c) shares with its other parts
- * (reload.c): FreeBSD's system call numbers and flags, the raw system call,
+ * (reload.c, abort.c): FreeBSD's system call numbers and flags, the raw system call,
  * the console output and the data buffer. No libc: nothing here may assume
  * one.
  */
@@ -39,5 +39,8 @@ extern int fails;
 /* reload.c: kldunload refused while a disk is open, then ten unload/load
  * cycles with I/O between them; leaves pcam.ko loaded. */
 void reload(void);
+/* abort.c: XPT_ABORT of a read held on daN (SCSI target `target`) by
+ * pcamabort.ko, with the host's throttle. */
+void abort_held(int unit, int target);
 
 #endif

@@ -78,9 +78,21 @@ static unsigned long slen(const char *s)
     return n;
 }
 
+/* Console output a line at a time: one write() per line, so that the
+ * kernel's own console messages (CAM's, printed between two writes) cannot
+ * split a PCAMTEST line the host looks for. */
 void put(const char *s)
 {
-    sc(SYS_write, con, (long)s, (long)slen(s), 0);
+    static char line[512];
+    static unsigned long n;
+    unsigned long len = slen(s);
+    for (unsigned long i = 0; i < len; i++) {
+        line[n++] = s[i];
+        if (s[i] == '\n' || n == sizeof line) {
+            sc(SYS_write, con, (long)line, (long)n, 0);
+            n = 0;
+        }
+    }
 }
 
 void put_num(unsigned long v)
@@ -882,6 +894,7 @@ void pcam_init_main(void)
     pass_bad_input();
     if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.hotplug", (long)mode, sizeof mode) == 2 && mode[0] == '1') {
         hold();
+        abort_held(find_unit(40ul << 20, 40ul << 20), 2);
         hotplug();
     }
     put("PCAMTEST done, failures ");
