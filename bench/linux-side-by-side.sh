@@ -6,6 +6,7 @@
 # (linux_bench_guest.sh) and prints both columns and their ratio.
 #   esp: QEMU's am53c974; pcam.ko (hal/esp) against esp_scsi + am53c974
 #   sym: QEMU's lsi53c895a; pcam.ko (hal/sym) against sym53c8xx
+#   mpt: QEMU's mptsas1068; pcam.ko (hal/mpt) against mptsas (Fusion-MPT)
 # Register accesses per I/O are QEMU's trace events counted on the host
 # between two marker reads, with tracing switched on through the monitor only
 # for that window (tracing slows TCG, so every timed figure comes from
@@ -13,7 +14,7 @@
 # and writes registers too: only accesses outside a SCRIPTS run (from an
 # lsi_execute_script event to lsi_execute_script_stop) are the CPU's, and the
 # lsi_execute_script events are the instructions executed.
-# usage: sh bench/linux-side-by-side.sh esp|sym [WORK_DIR]  (default build/linux-bench-CHIP)
+# usage: sh bench/linux-side-by-side.sh esp|sym|mpt [WORK_DIR]  (default build/linux-bench-CHIP)
 #        (bench/linux-vs-am53c974.sh and bench/linux-vs-sym53c8xx.sh call this)
 #        LINUX_BENCH_ONLY=pcam|theirs: one boot, its facts only
 #        LINUX_BENCH_ARGS="pcam.aging=0 ...": module parameters for pcam.ko
@@ -29,7 +30,8 @@ CHIP=${1:-}
 case $CHIP in
   esp) CTRL=am53c974 THEIRS=am53c974 ;;
   sym) CTRL=lsi53c895a THEIRS=sym53c8xx ;;
-  *) echo "usage: $0 esp|sym [WORK_DIR]" >&2; exit 2 ;;
+  mpt) CTRL=mptsas1068 THEIRS=mptsas ;;
+  *) echo "usage: $0 esp|sym|mpt [WORK_DIR]" >&2; exit 2 ;;
 esac
 WORK=${2:-$SRC/build/linux-bench-$CHIP}
 mkdir -p "$WORK"; WORK=$(cd "$WORK" && pwd)
@@ -40,6 +42,8 @@ vm_pattern_image "$W/disk1.img" 16
 vm_initramfs "$SRC/bench/linux_bench_guest.sh" "$W/initrd.cpio"
 if [ $CHIP = esp ]; then
   EVENTS="esp_mem_readb esp_mem_writeb esp_pci_dma_read esp_pci_dma_write"
+elif [ $CHIP = mpt ]; then
+  EVENTS="mptsas_mmio_read mptsas_mmio_write"  # the I/O BAR goes through them too
 else
   EVENTS="lsi_reg_read lsi_reg_write lsi_execute_script lsi_execute_script_stop"
 fi
@@ -90,7 +94,8 @@ boot() {  # $1 = pcam|theirs, $2 = run number
   # how many runs were cut).
   awk '/scsi_req_parsed_lba.* lba 7777/ {on = 1; next} /scsi_req_parsed_lba.* lba 8888/ {on = 0}
        !on {next}
-       /esp_mem_readb|esp_pci_dma_read/ {r++} /esp_mem_writeb|esp_pci_dma_write/ {w++}
+       /esp_mem_readb|esp_pci_dma_read|mptsas_mmio_read/ {r++}
+       /esp_mem_writeb|esp_pci_dma_write|mptsas_mmio_write/ {w++}
        /lsi_execute_script_stop/ {run = 0; next}
        /lsi_execute_script / {if (run && n >= 100) cut++; if (!run) n = 0; run = 1; n++; ins++; next}
        /lsi_reg_read/ {if (run) sr++; else r++}

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # /init of bench/linux-side-by-side.sh's guest: loads one driver for the
 # controller QEMU has (drv=pcam: pcam.ko; drv=am53c974: Linux's esp_scsi +
-# am53c974; drv=sym53c8xx: Linux's sym53c8xx), runs the same workloads and
+# am53c974; drv=sym53c8xx: Linux's sym53c8xx; drv=mptsas: Linux's mptsas),
+# runs the same workloads and
 # prints "PCAMB: name value" lines. Measures, asserts nothing; every loop is
 # bounded.
 . /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
@@ -28,7 +29,8 @@ while [ $i -lt 600 ]; do
   sleep 0.1; i=$((i + 1))
 done
 say "driver $drv disks $A $B depth $(cat /sys/block/$A/device/queue_depth) type $(cat /sys/block/$A/device/queue_type)"
-irqs() { awk '/pcam|am53c974|sym53c8xx/ {s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s}' /proc/interrupts; }
+# (mptsas's interrupt is named after its IOC, ioc0)
+irqs() { awk '/pcam|am53c974|sym53c8xx|ioc[0-9]/ {s = 0; for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i; print s}' /proc/interrupts; }
 # terse fields: 6 KiB read, 8 IOPS, 9 runtime ms, 40 mean latency us
 fiot() { fio --output-format=terse --name=b --direct=1 "$@" 2>/dev/null | tail -1; }
 field() { echo "$1" | cut -d';' -f"$2"; }

@@ -43,9 +43,11 @@ enum {
     PCAM_TGTF_PRESENT = 1u << 0,
     PCAM_TGTF_NO_TAGS = 1u << 1,  /* the target rejected a tag message */
     PCAM_TGTF_BLOCKED = 1u << 2,  /* recovery in progress: issue nothing */
-    PCAM_TGTF_RESET_UA = 1u << 3  /* we reset it (bus reset, BDR, LUN reset) and renegotiate: its
+    PCAM_TGTF_RESET_UA = 1u << 3, /* we reset it (bus reset, BDR, LUN reset) and renegotiate: its
                                      next UNIT ATTENTION 29/xx reports that reset, not a new
                                      one (cleared by that report or by a GOOD status) */
+    PCAM_TGTF_RESCAN = 1u << 4    /* the back-end said a device came (or something changed):
+                                     the core's own scan visits this target next (scan.c) */
 };
 /* ---- LUN flags (pcam_lun.dev.flags) ---- */
 enum {

@@ -6,7 +6,10 @@
  * device found / lost events as the table changes. It runs on the bus's own
  * internal CCB through the ordinary queues, so scanning obeys every rule
  * (depth, recovery, timeouts) a normal command does. One scan at a time;
- * later requests wait their turn.
+ * later requests wait their turn. A back-end's word that a device came or
+ * went (pcam_bus_hal_device_changed()) marks it lost at once, or has the
+ * core scan the targets concerned itself when no scan is running: the scan
+ * the caller would otherwise have to ask for.
  */
 #include "xpt.h"
 #include "pcam/pcam_cdb.h"
@@ -35,6 +38,19 @@ typedef char pcam_scan_sense_fits[SCAN_SENSE_OFF + SCAN_SENSE_LEN <= PCAM_CFG_SC
                                       : -1];
 
 static void scan_issue(pcam_bus *bus);
+
+/* The core's own scan (after a back-end's device report) has no request
+ * CCB to complete: its marker is the probe CCB, which no caller can name. */
+#define SCAN_OWN(bus) ((bus)->scan.ccb == &(bus)->xpt.internal)
+
+/* The scan reaches target t: a rescan it was owed is paid. */
+static void scan_enter(pcam_bus *bus, uint8_t t)
+{
+    bus->scan.target = t;
+    bus->scan.lun = 0;
+    bus->scan.flags = SCAN_INQ0;
+    pcam_dev_tgt_flags(&bus->targets[t], 0, PCAM_TGTF_RESCAN);
+}
 
 static void set_lun_absent(pcam_bus *bus, uint8_t t, uint8_t l)
 {
@@ -132,25 +148,45 @@ static bool scan_advance(pcam_bus *bus)
         break;
     }
     for (unsigned nt = (unsigned)t + 1; nt < bus->caps.max_targets; nt++) {
-        if (nt == bus->caps.initiator_id)
+        if (nt == bus->caps.initiator_id ||
+            (SCAN_OWN(bus) && (bus->targets[nt].dev.flags & PCAM_TGTF_RESCAN) == 0))
             continue;
-        bus->scan.target = (uint8_t)nt;
-        bus->scan.lun = 0;
-        bus->scan.flags = SCAN_INQ0;
+        scan_enter(bus, (uint8_t)nt);
         return true;
     }
     return false;
 }
 
+/* Start the core's own scan if a target is owed one and no scan runs. It
+ * walks the owed targets in ID order; a report for one it has passed makes
+ * the next such scan. */
+static void scan_own_start(pcam_bus *bus)
+{
+    if (bus->scan.ccb != NULL || pcam_engine_shut_down(bus))
+        return;
+    for (unsigned t = 0; t < bus->caps.max_targets; t++) {
+        if ((bus->targets[t].dev.flags & PCAM_TGTF_RESCAN) == 0)
+            continue;
+        bus->scan.ccb = &bus->xpt.internal;
+        scan_enter(bus, (uint8_t)t);
+        scan_issue(bus);
+        return;
+    }
+}
+
 static void scan_finish(pcam_bus *bus, uint32_t status)
 {
     pcam_ccb *req = bus->scan.ccb;
+    bool own = SCAN_OWN(bus);
     bus->scan.ccb = NULL;
     bus->scan.flags = 0;
-    pcam_core_complete(bus, req, status);
+    if (!own)
+        pcam_core_complete(bus, req, status);
     pcam_ccb *next = pcam_ccbq_pop_head(&bus->scan.q);
     if (next != NULL)
         pcam_scan_start(bus, next);
+    else
+        scan_own_start(bus);
 }
 
 /* Is another TEST UNIT READY worth it? Only while the LU reports what a
@@ -337,10 +373,14 @@ void pcam_scan_cancel(pcam_bus *bus, uint32_t status)
         pcam_core_complete(bus, c, status);
     if (bus->scan.ccb != NULL) {
         c = bus->scan.ccb;
+        bool own = SCAN_OWN(bus);
         bus->scan.ccb = NULL;
         bus->scan.flags = 0;
-        pcam_core_complete(bus, c, status);
+        if (!own)
+            pcam_core_complete(bus, c, status);
     }
+    for (unsigned t = 0; t < PCAM_MAX_TARGETS; t++)
+        pcam_dev_tgt_flags(&bus->targets[t], 0, PCAM_TGTF_RESCAN);
 }
 
 void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb)
@@ -356,10 +396,37 @@ void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb)
         bus->scan.lun = ccb->lun;
         bus->scan.flags = (uint8_t)((ccb->lun == 0 ? SCAN_INQ0 : SCAN_INQ) | SCAN_ONE_LUN);
     } else {
-        uint8_t first = bus->caps.initiator_id == 0 ? 1 : 0;
-        bus->scan.target = first;
-        bus->scan.lun = 0;
-        bus->scan.flags = SCAN_INQ0;
+        scan_enter(bus, bus->caps.initiator_id == 0 ? 1 : 0);
     }
     scan_issue(bus);
+}
+
+int pcam_scan_device_changed(pcam_bus *bus, uint8_t target, uint8_t lun, bool added)
+{
+    if (target == PCAM_WILDCARD) {
+        if (!added)
+            return PCAM_ERR_RANGE;
+        for (unsigned t = 0; t < bus->caps.max_targets; t++)
+            if (t != bus->caps.initiator_id)
+                pcam_dev_tgt_flags(&bus->targets[t], PCAM_TGTF_RESCAN, 0);
+        scan_own_start(bus);
+        return PCAM_OK;
+    }
+    if (target >= bus->caps.max_targets || target == bus->caps.initiator_id ||
+        (lun != PCAM_WILDCARD && lun >= bus->cfg.luns_per_target))
+        return PCAM_ERR_RANGE;
+    if (added) {
+        /* Which LUNs it has is the scan's to find (REPORT LUNS): the whole
+         * target is scanned whatever LUN was named. */
+        pcam_dev_tgt_flags(&bus->targets[target], PCAM_TGTF_RESCAN, 0);
+        scan_own_start(bus);
+        return PCAM_OK;
+    }
+    /* Gone: the back-end's word is enough, no probe is sent to ask. */
+    for (uint8_t l = 0; l < bus->cfg.luns_per_target; l++)
+        if (lun == PCAM_WILDCARD || l == lun)
+            set_lun_absent(bus, target, l);
+    if (lun == PCAM_WILDCARD)
+        pcam_dev_tgt_flags(&bus->targets[target], 0, PCAM_TGTF_PRESENT);
+    return PCAM_OK;
 }

@@ -537,6 +537,14 @@ void pcam_bus_hal_parity(pcam_bus *bus, uint8_t target)
     reported(bus);
     pcam_dec_parity(bus, target);
 }
+
+int pcam_bus_hal_device_changed(pcam_bus *bus, uint8_t target, uint8_t lun, bool added)
+{
+    if (bus == NULL)
+        return PCAM_ERR_NULL;
+    reported(bus);
+    return pcam_scan_device_changed(bus, target, lun, added);
+}
 #endif
 
 void pcam_bus_shutdown(pcam_bus *bus)

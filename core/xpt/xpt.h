@@ -16,5 +16,7 @@ void pcam_scan_start(pcam_bus *bus, pcam_ccb *ccb);
 bool pcam_scan_abort(pcam_bus *bus, pcam_ccb *ccb);
 /* Complete every scan request, waiting or running, with `status`. */
 void pcam_scan_cancel(pcam_bus *bus, uint32_t status);
+/* pcam_bus_hal_device_changed(): a LU lost now, or a target owed a scan. */
+int pcam_scan_device_changed(pcam_bus *bus, uint8_t target, uint8_t lun, bool added);
 
 #endif /* PCAM_XPT_H */

@@ -8,8 +8,9 @@
  * scans it. A simulated bus lives for one process run, so every subcommand
  * builds, scans and acts; only file= media persist.
  *
- * "qemu-esp" (qemu_backend.c) starts QEMU with an AM53C974 and the
- * --qemu-drive images and drives hal/esp over the qtest socket.
+ * "qemu-esp" and "qemu-mpt" (qemu_backend.c) start QEMU with an AM53C974
+ * or a SAS1068 (an entry each of osshim/posix's chip table) and the
+ * --qemu-drive images and drive hal/esp or hal/mpt over the qtest socket.
  */
 #define _DEFAULT_SOURCE 1 /* MAP_ANONYMOUS and MAP_NORESERVE in glibc */
 #include <errno.h>
@@ -22,7 +23,7 @@
 
 #include "ctl.h"
 #ifdef PCAMCTL_HAVE_QEMU
-#include "pcam_qemu_esp.h"
+#include "pcam_qemu_chip.h"
 #endif
 
 #if !defined(MAP_ANONYMOUS) && defined(MAP_ANON)
@@ -174,24 +175,26 @@ static void sim_close(ctl *c)
     c->open = false;
 }
 
-static const ctl_backend sim_backend = {"sim", sim_open, sim_submit, sim_step, sim_now, sim_close};
+static const ctl_backend sim_backend = {"sim", sim_open, sim_submit, sim_step, sim_now, sim_close, NULL, "sim0", 0, 0};
 
 #ifndef PCAMCTL_HAVE_QEMU
-/* Built without osshim/posix and hal/esp: the back-end says so. */
-static int qemu_esp_open(ctl *c)
+/* Built without osshim/posix and the back-ends: the QEMU back-ends say so. */
+static int qemu_open(ctl *c)
 {
     return ctl_err(c, CTL_EBACKEND,
-                   "back-end 'qemu-esp' is not in this build (it needs hal/esp and osshim/posix); "
-                   "use --backend sim");
+                   "back-end '%s' is not in this build (it needs osshim/posix and the chip's hal/); "
+                   "use --backend sim", c->be->name);
 }
 
-const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_esp_open, NULL, NULL, NULL, NULL};
+const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_open, NULL, NULL, NULL, NULL, NULL, "esp0", 7, 0};
+const ctl_backend ctl_qemu_mpt_backend = {"qemu-mpt", qemu_open, NULL, NULL, NULL, NULL, NULL, "mpt0", 15, 0};
 
 int cmd_hmp(ctl *c, int argc, char **argv)
 {
     (void)argc;
     (void)argv;
-    return ctl_err(c, ctl_is_sim(c) ? CTL_EUSAGE : CTL_EBACKEND, "hmp: the QEMU monitor needs --backend qemu-esp");
+    return ctl_err(c, ctl_is_sim(c) ? CTL_EUSAGE : CTL_EBACKEND,
+                   "hmp: the QEMU monitor needs --backend qemu-esp or qemu-mpt");
 }
 #endif
 
@@ -200,7 +203,7 @@ bool ctl_is_sim(const ctl *c)
     return c->be == &sim_backend;
 }
 
-static const ctl_backend *const backends[] = {&sim_backend, &ctl_qemu_esp_backend};
+static const ctl_backend *const backends[] = {&sim_backend, &ctl_qemu_esp_backend, &ctl_qemu_mpt_backend};
 
 const ctl_backend *ctl_find_backend(const char *name)
 {
@@ -249,7 +252,7 @@ uint64_t ctl_now(ctl *c)
 pcam_bus *ctl_bus(ctl *c)
 {
 #ifdef PCAMCTL_HAVE_QEMU
-    if (c->be == &ctl_qemu_esp_backend && c->qe != NULL)
+    if (!ctl_is_sim(c) && c->qe != NULL)
         return &c->qe->bus;
 #endif
     return &c->rig.bus;

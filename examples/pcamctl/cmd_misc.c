@@ -11,6 +11,9 @@
 #include "ctl.h"
 #include "pcam/pcam_sense.h"
 #include "pcambench.h"
+#ifdef PCAMCTL_HAVE_QEMU
+#include "pcam_qemu_chip.h"
+#endif
 
 static int hexval(int ch)
 {
@@ -209,7 +212,8 @@ int cmd_bench(ctl *c, int argc, char **argv)
                   "                     [--starve-ms MS] [--age-ms MS] [--fast-disks]\n"
                   "  (the same options and figures as bench/pcambench; --sim does not apply;\n"
                   "   --seconds is more than 0 and at most 3600, numbers are decimal unless 0x...)\n"
-                  "  with --backend qemu-esp: pcambench --qemu [--seconds S] [--commands N] [--bounce]\n"
+                  "  with --backend qemu-esp or qemu-mpt: pcambench --qemu --chip (the back-end's)\n"
+                  "  [--seconds S] [--commands N] [--bounce]\n"
                   "  on the first --qemu-drive disk (read-only), else on a scratch image\n",
                   stdout);
             return 0;
@@ -231,14 +235,21 @@ int cmd_bench(ctl *c, int argc, char **argv)
     if (c->json)
         args[n++] = (char *)"--json";
     if (!ctl_is_sim(c)) {
-        /* On QEMU the benchmark is pcambench --qemu, on the first disk given. */
-        char **more = realloc(args, ((size_t)n + 4) * sizeof *args);
+        /* On QEMU the benchmark is pcambench --qemu on the back-end's chip
+         * (pcambench names it as QEMU's model does), on the first disk given. */
+        char **more = realloc(args, ((size_t)n + 6) * sizeof *args);
         if (more == NULL) {
             free(args);
             return ctl_err(c, CTL_EOTHER, "out of memory");
         }
         args = more;
         args[n++] = (char *)"--qemu";
+#ifdef PCAMCTL_HAVE_QEMU
+        if (c->be->chip != NULL) {
+            args[n++] = (char *)"--chip";
+            args[n++] = (char *)c->be->chip->controller;
+        }
+#endif
         for (size_t k = 0; k < c->nqdrives; k++)
             if (!c->qdrives[k].cd && c->qdrives[k].image[0] != '\0') {
                 args[n++] = (char *)"--image";

@@ -7,7 +7,8 @@
  * Every subcommand talks to the bus only through the CCB API
  * (include/pcam/pcam.h) via ctl_sync()/ctl_submit()/ctl_step(); what a
  * back-end has to provide is the small ctl_backend table below, so a
- * qemu-esp back-end slots in without touching the subcommands.
+ * QEMU back-end (one per chip-table entry) slots in without touching the
+ * subcommands.
  */
 #ifndef PCAMCTL_CTL_H
 #define PCAMCTL_CTL_H
@@ -136,6 +137,13 @@ typedef struct ctl_backend {
     /* Back-end time in ns (simulated time on sim). */
     uint64_t (*now)(struct ctl *c);
     void (*close)(struct ctl *c);
+    /* QEMU back-ends: the controller's entry in osshim/posix's chip table
+     * (pcam_qemu_chip.h; NULL in a build without it), the bus's name, the
+     * highest target ID on its bus and the drive IDs its QEMU model takes,
+     * 0..ids-1 (the sim back-end: "sim0", 0, 0: its topology says). */
+    const struct pcam_qemu_chip *chip;
+    const char *bus;
+    uint8_t max_target, ids;
 } ctl_backend;
 
 typedef struct ctl {
@@ -153,7 +161,7 @@ typedef struct ctl {
     const char *vcd_path;      /* write a VCD of the bus (sim only) */
     bool vcd_with_scan;        /* start the VCD before the scan */
     bool phases;               /* print the phase log on stdout */
-    /* qemu-esp state */
+    /* QEMU back-end state */
     ctl_qdrive qdrives[CTL_QEMU_MAX_DRIVES];
     size_t nqdrives;
     const char *qemu_args[CTL_QEMU_MAX_ARGS + 1]; /* --qemu-arg, NULL-terminated */
@@ -178,8 +186,9 @@ typedef struct ctl {
     size_t media_len[PCAM_SIM_MAX_IDS][PCAM_SIM_LUNS];
 } ctl;
 
-/* Back-ends (backend.c; qemu-esp in qemu_backend.c). */
+/* Back-ends (backend.c; qemu-esp and qemu-mpt in qemu_backend.c). */
 extern const ctl_backend ctl_qemu_esp_backend;
+extern const ctl_backend ctl_qemu_mpt_backend;
 /* True when the back-end is the simulated bus (trace and the simulated
  * target's side of negotiate need it). */
 bool ctl_is_sim(const ctl *c);
@@ -212,7 +221,7 @@ bool ctl_parse_u64(const char *s, uint64_t *out);
 bool ctl_parse_size(const char *s, uint64_t *out);
 /* The highest target ID and LUN a path may name on this back-end and bus. */
 unsigned ctl_max_target(const ctl *c);
-/* The back-end's name for its bus, "sim0" or "esp0". */
+/* The back-end's name for its bus, "sim0", "esp0" or "mpt0". */
 const char *ctl_bus_name(const ctl *c);
 
 /* SCSI I/O helper: a CCB with a sense buffer. */

@@ -75,7 +75,8 @@ static const ctl_cmd cmds[] = {
     {"script", cmd_script, "script [FILE]",
      "subcommands from FILE (default stdin) on one bus; '!' expects a bus failure, '!N' exit N", " ", " ", false},
     {"hmp", cmd_hmp, "hmp MONITOR-COMMAND...",
-     "qemu-esp: a QEMU monitor command (e.g. qemu-io d0 \"break read_aio A\"); an error answer fails it", " ", " ", true},
+     "qemu-esp, qemu-mpt: a QEMU monitor command (e.g. qemu-io d0 \"break read_aio A\"); an error answer fails it",
+     " ", " ", true},
     {"help", cmd_help, "help [COMMAND]", "this text, or one command's", " ", " ", true},
 };
 
@@ -91,19 +92,19 @@ static const char global_text[] =
     "usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]   (options may come anywhere; --opt=value works)\n"
     "\n"
     "global options:\n"
-    "  --backend NAME   sim (default) or qemu-esp (QEMU's AM53C974 over qtest)\n"
+    "  --backend NAME   sim (default), qemu-esp or qemu-mpt (QEMU's AM53C974 or SAS1068 over qtest)\n"
     "  --sim SPEC|@FILE simulated topology, e.g. \"0:disk:64M,2:disk:1G:fast10,3:cd,5:disk:luns=3\"\n"
     "                   (default: $PCAMCTL_SIM, else \"0:disk:64M,3:cd\")\n"
-    "  --qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]   qemu-esp: a drive (repeatable; IDs 0..6)\n"
-    "  --qemu-fault ID[:LUN][:CONFIG]  qemu-esp: put blkdebug (CONFIG: [inject-error] rules) under that drive\n"
-    "  --qemu-arg ARG   qemu-esp: one more QEMU argument (repeatable)\n"
+    "  --qemu-drive ID[:LUN]:hd|hd-ro|cd[:IMAGE]   qemu-*: a drive (repeatable; IDs 0..6, qemu-mpt 0..7)\n"
+    "  --qemu-fault ID[:LUN][:CONFIG]  qemu-*: put blkdebug (CONFIG: [inject-error] rules) under that drive\n"
+    "  --qemu-arg ARG   qemu-*: one more QEMU argument (repeatable)\n"
     "  --json           JSON on stdout, one schema (docs/pcamctl.schema.json): command, ok, ...\n"
     "  --polled         drive the core in polled mode (no interrupts)\n"
     "  --yes            confirm changes (modepage --set) without asking\n"
     "  --version        the version\n"
     "\n"
     "PATH is [BUS:]TARGET[:LUN]: TARGET, TARGET:LUN or BUS:TARGET:LUN; BUS is 0 or the back-end's\n"
-    "name for it (sim0, esp0); LUN 0 when omitted. Numbers are decimal unless written 0x...\n"
+    "name for it (sim0, esp0, mpt0); LUN 0 when omitted. Numbers are decimal unless written 0x...\n"
     "\n"
     "commands:\n";
 

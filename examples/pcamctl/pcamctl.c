@@ -24,13 +24,13 @@
 unsigned ctl_max_target(const ctl *c)
 {
     if (c->be != NULL && !ctl_is_sim(c))
-        return 7; /* the AM53C974 is narrow */
+        return c->be->max_target;
     return c->spec.width == 8 ? 7u : 15u;
 }
 
 const char *ctl_bus_name(const ctl *c)
 {
-    return c->be != NULL && !ctl_is_sim(c) ? "esp0" : "sim0";
+    return c->be != NULL ? c->be->bus : "sim0";
 }
 
 static bool all_digits(const char *s)
@@ -402,8 +402,10 @@ static int apply_fault(ctl *c, const char *v)
             conf = p;
         }
     }
-    if (!ctl_parse_u64(buf, &id) || id > 6 || lun > 7)
-        return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: want ID[:LUN][:CONFIG] with ID 0..6, LUN 0..7", v);
+    /* Any ID a drive may have: it must name one of them (below). */
+    if (!ctl_parse_u64(buf, &id) || id >= PCAM_MAX_TARGETS || lun > 7)
+        return ctl_err(c, CTL_EUSAGE, "--qemu-fault %s: want ID[:LUN][:CONFIG] with ID 0..%u, LUN 0..7", v,
+                       PCAM_MAX_TARGETS - 1u);
     for (size_t k = 0; k < c->nqdrives; k++) {
         ctl_qdrive *d = &c->qdrives[k];
         if (d->id != id || d->lun != lun)
@@ -598,13 +600,13 @@ static int run(int argc, char **argv)
         rc = ctl_err(&c, CTL_EUSAGE, "missing the command");
         fputs("usage: pcamctl [GLOBAL OPTIONS] COMMAND [ARGS]; 'pcamctl help' lists them\n", stderr);
     } else if (c.be == NULL) {
-        rc = ctl_err(&c, CTL_EUSAGE, "unknown back-end '%s' (sim or qemu-esp)", c.backend_name);
-    } else if (c.nqdrives != 0 && strcmp(c.be->name, "qemu-esp") != 0) {
-        rc = ctl_err(&c, CTL_EUSAGE, "--qemu-drive needs --backend qemu-esp");
-    } else if ((nfaults != 0 || c.nqargs != 0) && strcmp(c.be->name, "qemu-esp") != 0) {
-        rc = ctl_err(&c, CTL_EUSAGE, "--qemu-fault and --qemu-arg need --backend qemu-esp");
-    } else if (c.polled && strcmp(c.be->name, "qemu-esp") == 0) {
-        rc = ctl_err(&c, CTL_EUSAGE, "--polled: the qemu-esp back-end runs on interrupts only");
+        rc = ctl_err(&c, CTL_EUSAGE, "unknown back-end '%s' (sim, qemu-esp or qemu-mpt)", c.backend_name);
+    } else if (c.nqdrives != 0 && ctl_is_sim(&c)) {
+        rc = ctl_err(&c, CTL_EUSAGE, "--qemu-drive needs --backend qemu-esp or qemu-mpt");
+    } else if ((nfaults != 0 || c.nqargs != 0) && ctl_is_sim(&c)) {
+        rc = ctl_err(&c, CTL_EUSAGE, "--qemu-fault and --qemu-arg need --backend qemu-esp or qemu-mpt");
+    } else if (c.polled && !ctl_is_sim(&c)) {
+        rc = ctl_err(&c, CTL_EUSAGE, "--polled: the %s back-end runs on interrupts only", c.be->name);
     }
     for (size_t k = 0; rc == 0 && k < nfaults; k++)
         rc = apply_fault(&c, faults[k]);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The qemu-esp back-end: QEMU's AM53C974 with the --qemu-drive images,
- * driven by hal/esp over the qtest socket (osshim/posix/pcam_qemu_esp.h).
+ * The QEMU back-ends: QEMU's AM53C974 (qemu-esp, hal/esp) or SAS1068
+ * (qemu-mpt, hal/mpt) with the --qemu-drive images, driven over the qtest
+ * socket; each is its chip's entry of osshim/posix's table
+ * (pcam_qemu_chip.h), the rest is the same code.
  * Like the simulated bus, it lives for one process run: each command starts
  * QEMU, scans, acts and stops it; the images are what persists. In script
  * mode one QEMU serves every command of the script. --qemu-arg adds QEMU
@@ -14,6 +16,7 @@
 
 #include "ctl.h"
 #include "pcam_qemu_esp.h"
+#include "pcam_qemu_mpt.h"
 
 int ctl_qdrive_parse(const char *text, ctl_qdrive *out, char *err, size_t errcap)
 {
@@ -33,8 +36,9 @@ int ctl_qdrive_parse(const char *text, ctl_qdrive *out, char *err, size_t errcap
         return CTL_EUSAGE;
     }
     *p++ = '\0';
-    if (!ctl_parse_u64(buf, &v) || v > 6) {
-        snprintf(err, errcap, "'%s': the target ID must be 0..6 (7 is the AM53C974's own)", text);
+    /* The back-end's own range is checked when it opens (qemu_open). */
+    if (!ctl_parse_u64(buf, &v) || v >= PCAM_MAX_TARGETS) {
+        snprintf(err, errcap, "'%s': the target ID must be 0..%u", text, PCAM_MAX_TARGETS - 1u);
         return CTL_EUSAGE;
     }
     out->id = (uint8_t)v;
@@ -91,12 +95,15 @@ static int qemu_open(ctl *c)
     pcam_qemu_drive d[CTL_QEMU_MAX_DRIVES];
     pcam_qemu_chipbus_opts o;
     char err[2048];
+    pcam_hal_caps caps;
     int rc;
 
-    c->spec.initiator = 7; /* ctl_need_device() names the controller's own ID */
     memset(d, 0, sizeof d);
     for (size_t i = 0; i < c->nqdrives; i++) {
         const ctl_qdrive *q = &c->qdrives[i];
+        if (q->id >= c->be->ids)
+            return ctl_err(c, CTL_EUSAGE, "--qemu-drive %u: QEMU's %s takes target IDs 0..%u", q->id,
+                           c->be->chip->controller, c->be->ids - 1u);
         d[i].kind = q->cd ? PCAM_QEMU_CD : PCAM_QEMU_HD;
         d[i].image = q->image[0] != '\0' ? q->image : NULL;
         d[i].scsi_id = q->id;
@@ -121,15 +128,18 @@ static int qemu_open(ctl *c)
     bool debug = getenv("PCAMCTL_QEMU_DEBUG") != NULL;
     o.log_file = debug ? stderr : NULL;
     o.log_level = debug ? PCAM_LOG_DEBUG : PCAM_LOG_ERROR;
-    rc = pcam_qemu_chipbus_open(c->qe, &pcam_qemu_chip_am53c974, &o, err, sizeof err);
+    rc = pcam_qemu_chipbus_open(c->qe, c->be->chip, &o, err, sizeof err);
     if (rc != 0) {
         free(c->qe);
         c->qe = NULL;
         if (rc == -ENOENT)
-            return ctl_err(c, CTL_EBACKEND, "back-end 'qemu-esp': %s", err);
+            return ctl_err(c, CTL_EBACKEND, "back-end '%s': %s", c->be->name, err);
         return ctl_err(c, rc == -ECHILD || rc == -ETIMEDOUT ? CTL_EBACKEND : CTL_EOTHER,
-                       "back-end 'qemu-esp' could not start: %s", err);
+                       "back-end '%s' could not start: %s", c->be->name, err);
     }
+    /* ctl_need_device() names the controller's own ID. */
+    c->qe->hal.ops->get_caps(c->qe->hal.sc, &caps);
+    c->spec.initiator = caps.initiator_id;
     c->open = true;
     return 0;
 }
@@ -167,8 +177,13 @@ static void qemu_close(ctl *c)
     c->open = false;
 }
 
+/* IDs: the AM53C974 is 7 on its narrow bus; QEMU's SAS1068 has 8 devices
+ * (MPTSAS_NUM_PORTS, hw/scsi/mptsas.h), the port's own ID is 8, and
+ * hal/mpt addresses 16 IDs (docs/mpt.md). */
 const ctl_backend ctl_qemu_esp_backend = {"qemu-esp", qemu_open, qemu_submit, qemu_step, qemu_now,
-                                          qemu_close};
+                                          qemu_close, &pcam_qemu_chip_am53c974, "esp0", 7, 7};
+const ctl_backend ctl_qemu_mpt_backend = {"qemu-mpt", qemu_open, qemu_submit, qemu_step, qemu_now,
+                                          qemu_close, &pcam_qemu_chip_mptsas1068, "mpt0", 15, 8};
 
 /* The human monitor answers an error as text, not as a failure: these are
  * the forms QEMU's messages take (a line starting so). */
@@ -196,7 +211,7 @@ int cmd_hmp(ctl *c, int argc, char **argv)
     char cmd[1024], out[8192];
     size_t k = 0;
     if (ctl_is_sim(c))
-        return ctl_err(c, CTL_EUSAGE, "hmp: the QEMU monitor needs --backend qemu-esp");
+        return ctl_err(c, CTL_EUSAGE, "hmp: the QEMU monitor needs --backend qemu-esp or qemu-mpt");
     if (argc == 0)
         return ctl_usage(c, "missing the monitor command");
     /* The shell (or the script's quotes) took the quotes off: a word with a

@@ -29,9 +29,9 @@
  *  7. Find a faulted IOC and make the core reset it (poll's GROSS_ERROR);
  *     wait for nothing unboundedly: a silent IOC is the core's timer's
  *     business, whose ladder ends in reset_chip.
- *  8. Hand the core what events say: bus resets as BUS_RESET; device
- *     changes are counted and logged (the contract has no entry point for
- *     them yet: docs/mpt.md).
+ *  8. Hand the core what events say: bus resets as BUS_RESET; a device
+ *     added or not responding, and the IOC's rescan request, with
+ *     pcam_bus_hal_device_changed(), which marks it lost or scans it.
  *  9. Touch the IOC only through pcam_platform; never block, never decide
  *     policy (retries, depth, sense use and escalation are the core's).
  */

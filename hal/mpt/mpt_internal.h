@@ -224,5 +224,7 @@ int mpt_decode_reply(const uint8_t *frame, size_t cap, mpt_reply *out);
 int mpt_poll(void *sc, pcam_hal_event *ev);
 /* Process one reply FIFO word (exposed for the fuzz target's lying IOC). */
 void mpt_reply_word(mpt_sc *s, uint32_t word);
+/* Take every reply the FIFO holds if the reply interrupt is up; false when it is not. */
+bool mpt_drain(mpt_sc *s);
 
 #endif /* PCAM_MPT_INTERNAL_H */

@@ -12,7 +12,7 @@
 
 /* Deadlines (ms). Real IOCs take seconds to come out of reset; QEMU's
  * model answers at once. */
-enum { T_WORD = 500, T_STATE = 10000, T_HARD = 30000 };
+enum { T_WORD = 500, T_STATE = 10000, T_HARD = 30000, T_EVENT = 10 };
 
 static uint64_t now(mpt_sc *s)
 {
@@ -277,6 +277,15 @@ int mpt_ioc_bringup(mpt_sc *s)
     mpt_wr(s, R_HIS, 0);
     mpt_wr(s, R_HIM, HIM_DIM); /* reply interrupts on; the doorbell is polled */
     event_notify(s);
+    /* Its answer (EVENT CHANGE) comes at once: take it here, so that the
+     * interrupt line is not left high from the bring-up. An embedder
+     * installs its handler after attach, and a level line that is already
+     * up then may never reach it (pcam.ko on QEMU: the first command's
+     * reply waited for the core's timeout and a chip reset). Bounded; an
+     * IOC that answers later is served by poll. */
+    uint64_t end = now(s) + (uint64_t)T_EVENT * 1000000u;
+    while (!mpt_drain(s) && now(s) <= end)
+        pause_us(s, 10);
     return PCAM_OK;
 }
 

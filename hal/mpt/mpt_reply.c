@@ -280,15 +280,17 @@ static void event(mpt_sc *s, const mpt_reply *rp)
             break;
         }
         if (rp->data[2] == DEV_RC_ADDED || rp->data[2] == DEV_RC_NOT_RESPONDING) {
+            bool added = rp->data[2] == DEV_RC_ADDED;
             s->st.dev_changes++;
-            mpt_log(s, PCAM_LOG_INFO,
-                    rp->data[2] == DEV_RC_ADDED ? "device added, target" : "device not responding, target",
+            mpt_log(s, PCAM_LOG_INFO, added ? "device added, target" : "device not responding, target",
                     rp->data[0]);
+            (void)pcam_bus_hal_device_changed(s->bus, rp->data[0], 0xFFu, added);
         }
         break;
     case EV_RESCAN:
         s->st.dev_changes++;
         mpt_log(s, PCAM_LOG_INFO, "IOC asks for a rescan, event", rp->event);
+        (void)pcam_bus_hal_device_changed(s->bus, 0xFFu, 0xFFu, true);
         break;
     default:
         break;
@@ -428,23 +430,29 @@ static int take_event(mpt_sc *s, pcam_hal_event *ev)
     return 1;
 }
 
+bool mpt_drain(mpt_sc *s)
+{
+    uint32_t his = mpt_rd(s, R_HIS);
+    if ((his & HIS_REPLY) == 0)
+        return false;
+    s->st.interrupts++;
+    /* Bounded: an IOC that never says "empty" cannot hold us here. */
+    for (unsigned n = 0; n < 2u * PCAM_MPT_REPLY_FRAMES + 64u; n++) {
+        uint32_t w = mpt_rd(s, R_REPLY_FIFO);
+        if (w == FIFO_EMPTY)
+            break;
+        mpt_reply_word(s, w);
+    }
+    lend_back(s);
+    return true;
+}
+
 int mpt_poll(void *sc, pcam_hal_event *ev)
 {
     mpt_sc *s = (mpt_sc *)sc;
     if (take_event(s, ev))
         return 1;
-    uint32_t his = mpt_rd(s, R_HIS);
-    if ((his & HIS_REPLY) != 0) {
-        s->st.interrupts++;
-        /* Bounded: an IOC that never says "empty" cannot hold us here. */
-        for (unsigned n = 0; n < 2u * PCAM_MPT_REPLY_FRAMES + 64u; n++) {
-            uint32_t w = mpt_rd(s, R_REPLY_FIFO);
-            if (w == FIFO_EMPTY)
-                break;
-            mpt_reply_word(s, w);
-        }
-        lend_back(s);
-    }
+    (void)mpt_drain(s);
     uint32_t db = mpt_rd(s, R_DOORBELL);
     if ((db & DB_STATE_MASK) != DB_OPERATIONAL && !s->ev_gross) {
         if ((db & DB_STATE_MASK) == DB_FAULT) {

@@ -662,6 +662,33 @@ static const pcam_hal_cmd_ops sym_cmd_ops = {
     .reset_dev = op_reset_dev,
 };
 
+/* Say which part was refused and why: an embedder that bound a pre-A
+ * 53C810 or 53C825 (their PCI IDs are the A parts') sees the reason, not
+ * only PCAM_ERR_UNSUPPORTED. */
+static void refuse_log(const pcam_platform *plat, const pcam_sym_chip_info *chip, const pcam_sym_config *cfg)
+{
+    char line[200];
+    pcam_strbuf sb;
+
+    if (plat->log == NULL)
+        return;
+    pcam_sb_init(&sb, line, sizeof line);
+    pcam_sb_puts(&sb, "sym: ");
+    pcam_sb_puts(&sb, chip != NULL ? chip->name : "unknown chip");
+#if PCAM_CFG_TEXT
+    pcam_sb_puts(&sb, " (PCI 1000:");
+    pcam_sb_puthex(&sb, cfg->pci_device, 4);
+    pcam_sb_puts(&sb, " rev 0x");
+    pcam_sb_puthex(&sb, cfg->pci_revision, 2);
+#else
+    (void)cfg; /* no number formatting in this configuration */
+    pcam_sb_puts(&sb, " (PCI 1000:?");
+#endif
+    pcam_sb_puts(&sb, chip != NULL ? ") has no LOAD/STORE, which pcam's SCRIPTS need (the A parts and later have them); not attached"
+                                   : ") is not in hal/sym's chip table; not attached");
+    plat->log(plat->ctx, PCAM_LOG_ERROR, line);
+}
+
 pcam_err pcam_sym_attach_abi(size_t sc_size, pcam_sym *storage, const pcam_sym_config *cfg,
                              const pcam_platform *plat, pcam_hal *out)
 {
@@ -673,8 +700,10 @@ pcam_err pcam_sym_attach_abi(size_t sc_size, pcam_sym *storage, const pcam_sym_c
         plat->read32 == NULL || plat->write32 == NULL || plat->dma_map == NULL)
         return PCAM_ERR_NULL;
     const pcam_sym_chip_info *chip = pcam_sym_chip_lookup(cfg->pci_device, cfg->pci_revision);
-    if (chip == NULL || (chip->flags & PCAM_SYM_F_LDSTR) == 0)
+    if (chip == NULL || (chip->flags & PCAM_SYM_F_LDSTR) == 0) {
+        refuse_log(plat, chip, cfg);
         return PCAM_ERR_UNSUPPORTED; /* pcam's script needs LOAD and STORE */
+    }
     uint8_t ntargets = (chip->flags & PCAM_SYM_F_WIDE) != 0 ? 16 : 8;
     uint32_t clk = cfg->clock_khz != 0 ? cfg->clock_khz : 40000u;
     if (cfg->initiator_id >= ntargets || clk < 20000u || clk > 80000u)

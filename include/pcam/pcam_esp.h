@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pcam.h"
 #include "pcam_err.h"
 #include "pcam_hal.h"
 #include "pcam_platform.h"
@@ -132,6 +133,115 @@ typedef struct pcam_esp_stats {
  * @param out filled (all zero when @p sc is NULL).
  */
 void pcam_esp_get_stats(const pcam_esp *sc, pcam_esp_stats *out);
+
+
+/* ------------------------------------------------------------------ */
+/*
+ * The Tekram DC-390: an AM53C974 with a 93C46 serial EEPROM of per-target
+ * settings. It has the AM53C974's PCI IDs (1022:2020; QEMU's dc390 model
+ * sets no other subsystem IDs than its am53c974), so it is told apart the
+ * way Linux's am53c974 does it: by reading the EEPROM, which answers only
+ * on the DC-390. The reader and the parser are freestanding like the rest
+ * of hal/esp; the shim gives them the function's PCI configuration space.
+ */
+
+/** Bytes of a DC-390 EEPROM (a 93C46: 64 little-endian 16-bit words). */
+#define PCAM_DC390_EEPROM_BYTES 128u
+/** What the 64 words of a valid DC-390 EEPROM add up to (modulo 2^16). */
+#define PCAM_DC390_CHECKSUM 0x1234u
+/** Targets a DC-390 EEPROM describes for the narrow AM53C974 (its 16 slots beyond 7 are unused). */
+#define PCAM_DC390_TARGETS 8u
+
+/**
+ * The DC-390's EEPROM pins, as the card wires them into the AM53C974's PCI
+ * configuration space: a write to configuration byte 0x80 holds chip
+ * select high and drives SK (bit 7) and DI (bit 6); a write to byte 0xC0
+ * drops chip select; configuration byte 0 (the vendor ID's low byte) reads
+ * 0 while the EEPROM's DO is low.
+ */
+typedef struct pcam_dc390_cfg_io {
+    void *ctx; /**< Handed back to every call. */
+    /** Read one byte of the function's configuration space. Required. */
+    uint8_t (*cfg_read8)(void *ctx, uint8_t offset);
+    /** Write one byte of the function's configuration space. Required. */
+    void (*cfg_write8)(void *ctx, uint8_t offset, uint8_t value);
+    /** Busy-wait between pin changes (the 93C46 wants 1 us); may be NULL (emulations). */
+    void (*delay_us)(void *ctx, uint32_t us);
+} pcam_dc390_cfg_io;
+
+/**
+ * Read the whole EEPROM by bit-banging the 93C46 READ instruction (start
+ * bit, opcode 10, six address bits; a 0 dummy bit, then 16 data bits most
+ * significant first), word by word.
+ * @param io  the pins.
+ * @param raw receives the 128 bytes, word n at raw[2n] (low byte) and raw[2n+1].
+ * @return #PCAM_OK; #PCAM_ERR_NULL for a missing argument or accessor;
+ *         #PCAM_ERR_UNSUPPORTED when no EEPROM answers (DO never shows the
+ *         dummy 0 bit: a plain AM53C974), @p raw then all 0xFF.
+ */
+pcam_err pcam_dc390_read_eeprom(const pcam_dc390_cfg_io *io, uint8_t raw[PCAM_DC390_EEPROM_BYTES]);
+
+/** One target's settings from the EEPROM, decoded. */
+typedef struct pcam_dc390_target {
+    uint8_t mode;        /**< The raw mode byte (bits: 0x01 parity, 0x02 sync, 0x04 disconnect, 0x08 start unit, 0x10 tags). */
+    uint8_t speed;       /**< The raw speed index 0..7 (10.0, 8.0, 6.7, 5.7, 5.0, 4.0, 3.1, 2.0 MB/s). */
+    bool start_unit;     /**< Send START UNIT at boot (reported; pcam sends none of its own). */
+    bool parity;         /**< Check parity for this target (the AM53C974 checks per chip: see pcam_dc390_apply()). */
+    /** The target's limits for #PCAM_FN_SET_TRAN: period and offset from the sync bit and the
+     *  speed index, always narrow, disconnect and tags from their bits (tags only with disconnect). */
+    pcam_xfer_settings limits;
+} pcam_dc390_target;
+
+/** A DC-390 EEPROM, decoded (pcam_dc390_parse()). */
+typedef struct pcam_dc390_settings {
+    bool valid;          /**< The EEPROM was there, its checksum right and its settings possible; else all defaults. */
+    uint8_t host_id;     /**< The adapter's own SCSI ID (default 7). */
+    uint8_t mode2;       /**< The raw adapter mode byte (0x08 active negation, 0x20 scan LUNs; the rest are BIOS options). */
+    uint8_t reset_delay_s; /**< Seconds to wait after a bus reset (reported, not applied). */
+    uint16_t max_tags;   /**< Tagged commands per LUN: 2 << the tag code (2..64; default 0: the core's own). */
+    pcam_dc390_target target[PCAM_DC390_TARGETS]; /**< Targets 0..7. */
+} pcam_dc390_settings;
+
+/**
+ * Decode an EEPROM image: the checksum, then the adapter bytes (host ID at
+ * byte 64, mode at 65, reset delay at 66, tag code at 67) and four bytes
+ * per target from byte 0 (mode, speed index, two unused). A blank or
+ * corrupt image (wrong checksum) or impossible settings (host ID above 7,
+ * a speed index above 7, a tag code above 5) give the defaults, a plain
+ * AM53C974's: host ID 7, every target synchronous at the chip's fastest,
+ * disconnect and tags allowed, start unit off, parity on, @c valid false.
+ * @param raw the image (word n little-endian at raw[2n]).
+ * @param len its length (#PCAM_DC390_EEPROM_BYTES).
+ * @param out filled on every return but #PCAM_ERR_NULL.
+ * @param why set to a sentence saying what was wrong (or "valid"); may be NULL.
+ * @return #PCAM_OK; #PCAM_ERR_NULL; #PCAM_ERR_LENGTH for a wrong length;
+ *         #PCAM_ERR_FORMAT for a wrong checksum; #PCAM_ERR_RANGE for an
+ *         impossible setting.
+ */
+pcam_err pcam_dc390_parse(const uint8_t *raw, size_t len, pcam_dc390_settings *out, const char **why);
+
+/**
+ * Fold the adapter-wide settings into the attach and bus configurations:
+ * the host ID into @p ec->initiator_id, parity off for the chip
+ * (#PCAM_ESP_F_NO_PARITY) when no target wants it, and the tag count as a
+ * ceiling on @p bc's tag_depth and tag_depth_max. Invalid settings change
+ * nothing. The per-target limits go to the bus once it is up
+ * (pcam_dc390_set_limits()).
+ * @param s the settings. @param ec the attach configuration, or NULL.
+ * @param bc the bus configuration, or NULL.
+ */
+void pcam_dc390_apply(const pcam_dc390_settings *s, pcam_esp_config *ec, pcam_bus_config *bc);
+
+/**
+ * Hand the per-target limits to a bus that is up: one #PCAM_FN_SET_TRAN
+ * (user limits) per target but the host, each completed before the next.
+ * Call with the bus lock held, as for any pcam_action(). Invalid settings
+ * change nothing (the core's own limits are the defaults).
+ * @param bus the bus. @param s the settings.
+ * @return #PCAM_OK; #PCAM_ERR_NULL; #PCAM_ERR_RANGE when the core refused
+ *         a target (one beyond the chip's).
+ */
+pcam_err pcam_dc390_set_limits(pcam_bus *bus, const pcam_dc390_settings *s);
 
 #ifdef __cplusplus
 }

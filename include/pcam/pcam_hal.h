@@ -272,6 +272,9 @@ typedef struct pcam_hal {
  *   the bytes to send back), pcam_bus_hal_msg_reject() (the target rejected
  *   one of ours: the next rung of the negotiation ladder, or tags off),
  *   pcam_bus_hal_nego_end() and pcam_bus_hal_parity().
+ * - What the adapter learns on its own about the devices (one came, one
+ *   went) is pcam_bus_hal_device_changed(): the device table follows, and
+ *   the core scans what came.
  * - QUEUE FULL, BUSY and CHECK CONDITION are reported as the status they
  *   are; the core requeues without spending a retry, lowers the depth,
  *   delays, retries or fails. The core fetches sense itself (a REQUEST SENSE
@@ -440,6 +443,29 @@ int pcam_bus_hal_msg_reject(struct pcam_bus *bus, uint8_t target, uint8_t reject
  * @param bus the bus. @param target the target.
  */
 void pcam_bus_hal_parity(struct pcam_bus *bus, uint8_t target);
+
+/**
+ * The adapter says a device came or went on its own (an IOC's device
+ * status event), with no command of the core's to find out. Removed: each
+ * logical unit concerned that was present is marked absent at once, with
+ * #PCAM_EV_LOST and #PCAM_AC_LOST_DEVICE (the adapter fails the commands
+ * it still holds for it as it would any to an absent device). Added: the
+ * target is owed a scan, which the core runs on its own CCB as soon as no
+ * scan is in progress (after the caller's scans), through the ordinary
+ * queues like #PCAM_FN_SCAN_BUS; what it finds raises #PCAM_EV_FOUND and
+ * #PCAM_AC_FOUND_DEVICE (and what it no longer finds, the lost events).
+ * Reports for a target the scan has passed make another such scan.
+ * @param bus the bus.
+ * @param target the target ID, or #PCAM_WILDCARD with @p added true: the
+ *        adapter knows only that something changed; every target is scanned.
+ * @param lun the LUN that went, or #PCAM_WILDCARD for every LUN of the
+ *        target; with @p added the whole target is scanned whatever it is.
+ * @param added true: a device came (or may have); false: it went.
+ * @return PCAM_OK, PCAM_ERR_NULL, or PCAM_ERR_RANGE (a target beyond the
+ *         bus or the initiator's own ID, a LUN beyond the bus's LUN slots, or
+ *         a wildcard target reported removed): nothing changes.
+ */
+int pcam_bus_hal_device_changed(struct pcam_bus *bus, uint8_t target, uint8_t lun, bool added);
 
 /** @} */
 

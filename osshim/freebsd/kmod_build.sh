@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# Build pcam.ko (core + hal/esp + hal/sym + this shim) on Linux against a
+# Build pcam.ko (core + hal/esp + hal/sym + hal/mpt + this shim) on Linux against a
 # FreeBSD kmod sysroot (../shared/freebsd/kmod-sdk: the kernel's headers,
 # the generated *_if.h, opt_*.h, cflags.txt = the exact flags bsd.kmod.mk
 # passed, ldscript.kmod.amd64), linked as bsd.kmod.mk links a module:
@@ -49,16 +49,16 @@ ln -s "$sdk/src/sys/amd64/include" machine
 ln -s "$sdk/src/sys/x86/include" x86
 cp "$sdk"/gen/*.h .
 # cflags.txt: one argument a line, with the sysroot's and our paths as
-# placeholders. hal/sym's private headers are found beside its sources.
+# placeholders. hal/sym's and hal/mpt's private headers are found beside their sources.
 sed -e "s|@KERN@|$sdk/kernbuild|g" -e "s|@SYS@|$sdk/src/sys|g" -e "s|@PCAM@|$top|g" \
   "$sdk/cflags.txt" >cflags.args
-printf '%s\n' "-I$top/hal/sym" >>cflags.args
+printf '%s\n' "-I$top/hal/sym" "-I$top/hal/mpt" >>cflags.args
 
 # The same sources as the Makefile: the glue, the translator, core/ and
 # both back-ends, whole folders.
 if [ $name = pcam ]; then
   srcs="$top/osshim/freebsd/pcam_fbsd_kmod.c $top/osshim/freebsd/fbsd_xlate.c"
-  for d in core/proto core/common core/xpt core/queue core/nego core/retry core/engine hal/esp hal/sym; do
+  for d in core/proto core/common core/xpt core/queue core/nego core/retry core/engine hal/esp hal/sym hal/mpt; do
     srcs="$srcs $(ls "$top/$d"/*.c)"
   done
 fi

@@ -42,6 +42,7 @@
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
 #include "pcam/pcam_sym.h"
+#include "pcam/pcam_mpt.h"
 #include "pcam_fbsd.h"
 
 #define PCAM_FBSD_REQS 64        /* requests in flight; also the SIM queue's openings */
@@ -75,9 +76,11 @@ struct pcam_fbsd_softc {
     bool bus_up;                 /* pcam_bus_init() succeeded */
     bool simq_frozen;            /* we froze the SIM queue when out of requests */
     pcam_platform plat;
+    pcam_dc390_settings nvram;   /* a Tekram DC-390's EEPROM (valid false: none) */
     union {
         pcam_esp esp;
         pcam_sym sym;
+        pcam_mpt mpt;
     } be;
     pcam_hal hal;
     pcam_bus bus;
@@ -100,11 +103,13 @@ struct pcam_fbsd_kreq {
     bool bounced;                 /* data_ptr was replaced by win */
 };
 
-/* The two kinds of chip this driver attaches to (hal/esp, hal/sym). */
+/* The kinds of chip this driver attaches to (hal/esp, hal/sym, hal/mpt). */
 struct pcam_fbsd_chip {
     const char *hba_vid;
     int nreqs;                    /* requests, each with a window if per_req_win */
     bool per_req_win;
+    size_t hal_area;              /* the back-end's own DMA bytes, last in the area */
+    void (*stop)(struct pcam_fbsd_softc *sc); /* before the area goes, or NULL */
     int (*attach_hal)(struct pcam_fbsd_softc *sc);
     int (*dma_map)(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t *bus);
     void (*dma_unmap)(void *ctx, void *va, size_t len, pcam_dma_dir dir, uint64_t bus);
@@ -542,12 +547,20 @@ static void pcam_fbsd_sim_poll(struct cam_sim *sim)
 
 static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc);
 static int pcam_fbsd_attach_sym(struct pcam_fbsd_softc *sc);
+static int pcam_fbsd_attach_mpt(struct pcam_fbsd_softc *sc);
+static void pcam_fbsd_stop_sym(struct pcam_fbsd_softc *sc);
+static void pcam_fbsd_stop_mpt(struct pcam_fbsd_softc *sc);
 static const struct pcam_fbsd_chip pcam_fbsd_esp_chip = {
-    "AMD", PCAM_FBSD_REQS, false, pcam_fbsd_attach_esp, plat_esp_map, plat_esp_unmap};
-static const struct pcam_fbsd_chip pcam_fbsd_sym_chip = {
-    "LSI", PCAM_FBSD_SYM_REQS, true, pcam_fbsd_attach_sym, plat_sym_map, plat_sym_unmap};
+    "AMD", PCAM_FBSD_REQS, false, 0, NULL, pcam_fbsd_attach_esp, plat_esp_map, plat_esp_unmap};
+static const struct pcam_fbsd_chip pcam_fbsd_sym_chip = {"LSI", PCAM_FBSD_SYM_REQS, true, PCAM_SYM_DMA_BYTES,
+    pcam_fbsd_stop_sym, pcam_fbsd_attach_sym, plat_sym_map, plat_sym_unmap};
+/* The SAS1068 runs several commands at once, each through its window, and
+ * keeps its frames in its own area (the same lookup as hal/sym's). */
+static const struct pcam_fbsd_chip pcam_fbsd_mpt_chip = {"LSI", PCAM_FBSD_SYM_REQS, true, PCAM_MPT_DMA_BYTES,
+    pcam_fbsd_stop_mpt, pcam_fbsd_attach_mpt, plat_sym_map, plat_sym_unmap};
 
-/* The Am53C974, or a 53C8xx from hal/sym's table whose script it can run. */
+/* The Am53C974, a 53C8xx from hal/sym's table whose script it can run, or
+ * the Fusion-MPT SAS1068 (1000:0054, QEMU's mptsas1068). */
 static const struct pcam_fbsd_chip *pcam_fbsd_match(device_t dev, const char **name)
 {
     const pcam_sym_chip_info *ci;
@@ -557,6 +570,10 @@ static const struct pcam_fbsd_chip *pcam_fbsd_match(device_t dev, const char **n
     }
     if (pci_get_vendor(dev) != 0x1000)
         return NULL;
+    if (pci_get_device(dev) == 0x0054) {
+        *name = "SAS1068";
+        return &pcam_fbsd_mpt_chip;
+    }
     ci = pcam_sym_chip_lookup(pci_get_device(dev), pci_get_revid(dev));
     if (ci == NULL || (ci->flags & PCAM_SYM_F_LDSTR) == 0)
         return NULL;
@@ -583,6 +600,40 @@ static void pcam_fbsd_dma_cb(void *arg, bus_dma_segment_t *segs, int nseg, int e
         *(bus_addr_t *)arg = segs[0].ds_addr;
 }
 
+/* A Tekram DC-390 has the Am53C974's IDs; its 93C46 answers on pins in
+ * configuration space (pcam_esp.h), a plain Am53C974's do not. */
+static uint8_t dc390_rd(void *ctx, uint8_t off)
+{
+    return (uint8_t)pci_read_config(((struct pcam_fbsd_softc *)ctx)->dev, off, 1);
+}
+
+static void dc390_wr(void *ctx, uint8_t off, uint8_t v)
+{
+    pci_write_config(((struct pcam_fbsd_softc *)ctx)->dev, off, v, 1);
+}
+
+static void dc390_delay(void *ctx, uint32_t us)
+{
+    (void)ctx;
+    DELAY(us);
+}
+
+static void pcam_fbsd_dc390(struct pcam_fbsd_softc *sc)
+{
+    const pcam_dc390_cfg_io io = {sc, dc390_rd, dc390_wr, dc390_delay};
+    uint8_t raw[PCAM_DC390_EEPROM_BYTES];
+    const char *why = "no EEPROM answers";
+
+    sc->nvram.valid = false;
+    if (pcam_dc390_read_eeprom(&io, raw) != PCAM_OK)
+        return; /* a plain Am53C974 */
+    if (pcam_dc390_parse(raw, sizeof(raw), &sc->nvram, &why) == PCAM_OK)
+        device_printf(sc->dev, "Tekram DC-390 EEPROM: host ID %u, %u tags per LUN\n", sc->nvram.host_id,
+                      sc->nvram.max_tags);
+    else
+        device_printf(sc->dev, "DC-390 EEPROM: %s; Am53C974 defaults\n", why);
+}
+
 static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc)
 {
     pcam_esp_config ec;
@@ -594,6 +645,8 @@ static int pcam_fbsd_attach_esp(struct pcam_fbsd_softc *sc)
     ec.clock_khz = 40000; /* the Am53C974's 40 MHz clock */
     ec.initiator_id = 7;
     ec.use_dma = true;
+    pcam_fbsd_dc390(sc);
+    pcam_dc390_apply(&sc->nvram, &ec, NULL);
     return pcam_esp_attach(&sc->be.esp, &ec, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
 }
 
@@ -613,6 +666,31 @@ static int pcam_fbsd_attach_sym(struct pcam_fbsd_softc *sc)
     for (int i = 0; i < sc->nreqs; i++)
         sc->reqs[i].win = sc->area + (size_t)i * PCAM_FBSD_BOUNCE;
     return pcam_sym_attach(&sc->be.sym, &c, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
+}
+
+static int pcam_fbsd_attach_mpt(struct pcam_fbsd_softc *sc)
+{
+    pcam_mpt_config c;
+    size_t off = sc->area_len - PCAM_MPT_DMA_BYTES; /* the frames are last */
+    memset(&c, 0, sizeof(c));
+    c.base = 0;           /* bus_read_*() take offsets into BAR 0 (I/O) */
+    c.dma_va = sc->area + off;
+    c.dma_bus = sc->area_bus + off;
+    c.dma_len = PCAM_MPT_DMA_BYTES;
+    for (int i = 0; i < sc->nreqs; i++)
+        sc->reqs[i].win = sc->area + (size_t)i * PCAM_FBSD_BOUNCE;
+    return pcam_mpt_attach(&sc->be.mpt, &c, &sc->plat, &sc->hal) == PCAM_OK ? 0 : ENXIO;
+}
+
+/* SCRIPTS halted, or the IOC reset with interrupts masked, before the DMA area goes. */
+static void pcam_fbsd_stop_sym(struct pcam_fbsd_softc *sc)
+{
+    pcam_sym_stop(&sc->be.sym);
+}
+
+static void pcam_fbsd_stop_mpt(struct pcam_fbsd_softc *sc)
+{
+    pcam_mpt_stop(&sc->be.mpt);
 }
 
 static int pcam_fbsd_detach(device_t dev);
@@ -649,7 +727,7 @@ static int pcam_fbsd_attach(device_t dev)
     /* The DMA area (see the softc): 32-bit, physically contiguous, one segment. */
     wins = chip->per_req_win ? (size_t)sc->nreqs : 1;
     reqs_off = wins * PCAM_FBSD_BOUNCE;
-    sc->area_len = reqs_off + sizeof(*sc->reqs) * (size_t)sc->nreqs + (chip->per_req_win ? PCAM_SYM_DMA_BYTES : 0);
+    sc->area_len = reqs_off + sizeof(*sc->reqs) * (size_t)sc->nreqs + chip->hal_area;
     error = bus_dma_tag_create(bus_get_dma_tag(dev), PAGE_SIZE, 0, BUS_SPACE_MAXADDR_32BIT, BUS_SPACE_MAXADDR,
                                NULL, NULL, sc->area_len, 1, sc->area_len, 0, NULL, NULL, &sc->dtag);
     if (error == 0)
@@ -674,6 +752,7 @@ static int pcam_fbsd_attach(device_t dev)
     sc->hal.ops->get_caps(sc->hal.sc, &caps);
     pcam_bus_config_defaults(&cfg);
     cfg.luns_per_target = PCAM_FBSD_LUNS;
+    pcam_dc390_apply(&sc->nvram, NULL, &cfg); /* a DC-390's tag count */
     sc->luns = malloc(sizeof(*sc->luns) * PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target), M_DEVBUF,
                       M_WAITOK | M_ZERO);
     for (sc->nfree = 0; sc->nfree < sc->nreqs; sc->nfree++)
@@ -685,6 +764,8 @@ static int pcam_fbsd_attach(device_t dev)
     error = pcam_bus_init(&sc->bus, &cfg, &sc->hal, &sc->plat, sc->luns,
                           PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) == PCAM_OK ? 0 : ENXIO;
     sc->bus_up = error == 0;
+    if (error == 0 && pcam_dc390_set_limits(&sc->bus, &sc->nvram) != PCAM_OK)
+        error = ENXIO;
     if (error == 0 && pcam_fbsd_sim_init(&sc->xs, &sc->bus, &ops, sc, &id) != 0)
         error = ENXIO;
     mtx_unlock(&sc->mtx);
@@ -769,8 +850,8 @@ static int pcam_fbsd_detach(device_t dev)
     }
     if (sc->bus_up)
         pcam_bus_shutdown(&sc->bus); /* every CCB still in the core completes */
-    if (sc->chip != NULL && sc->chip->per_req_win)
-        pcam_sym_stop(&sc->be.sym); /* SCRIPTS halted before the DMA area goes */
+    if (sc->chip != NULL && sc->chip->stop != NULL)
+        sc->chip->stop(sc);
     sc->bus_up = false;
     mtx_unlock(&sc->mtx);
     /* The interrupt goes only once the bus is down: a CCB CAM sent during

@@ -760,6 +760,8 @@ static void plx_user_limits(struct plx_host *h)
 		ccb.u.tran.type = PCAM_TRAN_USER;
 		spin_lock_irqsave(&h->lock, flags);
 		plx_sync_action(h, &ccb);
+		if (h->nvram.valid && t < PCAM_DC390_TARGETS)
+			ccb.u.tran.settings = h->nvram.target[t].limits;
 		if (plx_param_sync_period && ccb.u.tran.settings.period < plx_param_sync_period)
 			ccb.u.tran.settings.period = (u8)plx_param_sync_period;
 		if (plx_param_sync_offset >= 0 && ccb.u.tran.settings.offset > plx_param_sync_offset)
@@ -807,6 +809,7 @@ static int plx_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (rc)
 		goto free;
 	plx_config(&cfg);
+	pcam_dc390_apply(&h->nvram, NULL, &cfg); /* a DC-390's tag count */
 	h->hal.ops->get_caps(h->hal.sc, &caps);
 	if (pcam_bus_init(&h->bus, &cfg, &h->hal, &h->plat, h->luns,
 			  PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target)) != PCAM_OK) {

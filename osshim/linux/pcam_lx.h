@@ -24,6 +24,7 @@
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
 #include "pcam/pcam_sym.h"
+#include "pcam/pcam_mpt.h"
 #pragma pop_macro("current")
 
 #define PLX_NAME "pcam"
@@ -75,9 +76,11 @@ struct plx_host {
 	bool tagged[PCAM_MAX_TARGETS][PLX_LUNS];
 	pcam_platform plat;
 	pcam_hal hal;
+	pcam_dc390_settings nvram;	/* a DC-390's EEPROM; valid false: none */
 	union {
 		pcam_esp esp;
 		pcam_sym sym;
+		pcam_mpt mpt;
 	} u;			/* the back-end's storage, by chip */
 	pcam_lun luns[PCAM_MAX_TARGETS * PLX_LUNS];
 	pcam_bus bus;
@@ -85,7 +88,7 @@ struct plx_host {
 
 /* pcam_lx_chip.c: what differs per back-end; indexed by pci_device_id's
  * driver_data. attach maps the BAR, sets h->regs and fills h->hal. */
-enum { PLX_CHIP_ESP, PLX_CHIP_SYM };
+enum { PLX_CHIP_ESP, PLX_CHIP_SYM, PLX_CHIP_MPT };
 struct plx_chip {
 	const char *name;
 	int (*attach)(struct plx_host *h);

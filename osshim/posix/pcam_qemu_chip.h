@@ -78,6 +78,13 @@ typedef struct pcam_qemu_chip {
     pcam_err (*attach)(pcam_qemu_chipbus *b);
     /** The chip the back-end found is the one QEMU models; NULL: not checked. */
     bool (*identified)(const pcam_qemu_chipbus *b);
+    /**
+     * The board's settings, read at attach (a DC-390's EEPROM), folded into
+     * the bus configuration before pcam_bus_init(); NULL: none.
+     */
+    void (*bus_config)(const pcam_qemu_chipbus *b, pcam_bus_config *cfg);
+    /** The board's per-target limits handed to the bus once it is up (#PCAM_FN_SET_TRAN); NULL: none. */
+    pcam_err (*configure)(pcam_qemu_chipbus *b);
 } pcam_qemu_chip;
 
 /** Options for pcam_qemu_chipbus_open(). Zero-initialise, then set what you need. */
@@ -94,6 +101,13 @@ typedef struct pcam_qemu_chipbus_opts {
     const char *qemu;              /**< QEMU binary, or NULL (see pcam_qemu_opts::qemu). */
     FILE *log_file;                /**< Harness log sink, or NULL. */
     pcam_log_level log_level;      /**< Most verbose severity logged. */
+    /**
+     * Called once the function is found and enabled, before the back-end
+     * attaches (a test writes a board's EEPROM here); nonzero fails the
+     * open with that value. NULL: none.
+     */
+    int (*before_attach)(pcam_qemu_chipbus *b, void *arg);
+    void *before_attach_arg;       /**< Handed to @ref before_attach. */
 } pcam_qemu_chipbus_opts;
 
 /**

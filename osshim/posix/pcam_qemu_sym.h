@@ -22,6 +22,14 @@ extern "C" {
 /** QEMU's LSI53C895A (`-device lsi53c895a`, PCI 1000:0012) driven by hal/sym. */
 extern const pcam_qemu_chip pcam_qemu_chip_lsi53c895a;
 
+/**
+ * QEMU's 53C810 (`-device lsi53c810`, PCI 1000:0001, revision 0): QEMU's
+ * LSI53C895A model under the 53C810's ID. Revision 0 is a pre-A 53C810,
+ * without LOAD/STORE, so hal/sym refuses it (#PCAM_ERR_UNSUPPORTED, with a
+ * log line naming the part) and the open fails with -EIO.
+ */
+extern const pcam_qemu_chip pcam_qemu_chip_lsi53c810;
+
 #ifdef __cplusplus
 }
 #endif

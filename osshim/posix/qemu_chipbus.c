@@ -95,6 +95,13 @@ int pcam_qemu_chipbus_open(pcam_qemu_chipbus *b, const pcam_qemu_chip *chip,
                   chip->dma_bytes != 0 ? " (its DMA area needs shared guest RAM)" : "");
         goto out;
     }
+    if (opts->before_attach != NULL) {
+        rc = opts->before_attach(b, opts->before_attach_arg);
+        if (rc != 0) {
+            fail(errbuf, errlen, rc, "preparing the %s failed", chip->name);
+            goto out;
+        }
+    }
     perr = chip->attach(b);
     if (perr != PCAM_OK) {
         rc = fail(errbuf, errlen, -EIO, "attaching the %s back-end: %s", chip->name,
@@ -113,6 +120,8 @@ int pcam_qemu_chipbus_open(pcam_qemu_chipbus *b, const pcam_qemu_chip *chip,
     /* Interrupts arrive as intercepted IRQ lines; polling would only add
      * register round trips. */
     cfg.polled = false;
+    if (chip->bus_config != NULL)
+        chip->bus_config(b, &cfg);
     b->hal.ops->get_caps(b->hal.sc, &caps);
     b->nluns = PCAM_BUS_LUNS(caps.max_targets, cfg.luns_per_target);
     b->luns = calloc(b->nluns != 0 ? b->nluns : 1, sizeof *b->luns);
@@ -126,6 +135,10 @@ int pcam_qemu_chipbus_open(pcam_qemu_chipbus *b, const pcam_qemu_chip *chip,
         goto out;
     }
     b->bus_up = true;
+    if (chip->configure != NULL && (perr = chip->configure(b)) != PCAM_OK) {
+        rc = fail(errbuf, errlen, -EIO, "configuring the %s: %s", chip->name, pcam_strerror(perr));
+        goto out;
+    }
     return 0;
 
 out:

@@ -25,4 +25,5 @@ static pcam_err mpt_attach(pcam_qemu_chipbus *b)
 
 const pcam_qemu_chip pcam_qemu_chip_mptsas1068 = {
     "SAS1068", "mptsas1068", 0x1000, 0x0054, sizeof(pcam_mpt), PCAM_MPT_DMA_BYTES, mpt_attach, NULL,
+    NULL, NULL,
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * QEMU's LSI53C895A as a pcam_qemu_chip entry (pcam_qemu_sym.h): how
+ * QEMU's LSI53C895A (and its 53C810) as pcam_qemu_chip entries (pcam_qemu_sym.h): how
  * hal/sym is configured for the model, its DMA area (script, rings,
  * command blocks) in shared guest RAM. The bring-up itself is
  * qemu_chipbus.c.
@@ -28,4 +28,13 @@ static pcam_err sym_attach(pcam_qemu_chipbus *b)
 
 const pcam_qemu_chip pcam_qemu_chip_lsi53c895a = {
     "LSI53C895A", "lsi53c895a", 0x1000, 0x0012, sizeof(pcam_sym), PCAM_SYM_DMA_BYTES, sym_attach, NULL,
+    NULL, NULL,
+};
+
+/* QEMU's lsi53c810 is the same model under PCI ID 0x0001 with revision 0:
+ * a pre-A 53C810 by hal/sym's chip table, refused at attach (docs/sym.md,
+ * "The plain 53C810"). */
+const pcam_qemu_chip pcam_qemu_chip_lsi53c810 = {
+    "53C810", "lsi53c810", 0x1000, 0x0001, sizeof(pcam_sym), PCAM_SYM_DMA_BYTES, sym_attach, NULL,
+    NULL, NULL,
 };

@@ -21,6 +21,15 @@ static EFI_GUID loaded_image_guid = EFI_LOADED_IMAGE_PROTOCOL_GUID;
 
 static EFI_STATUS EFIAPI drv_supported(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE Controller,
                                        EFI_DEVICE_PATH *RemainingDevicePath);
+/* A DC-390's per-target limits become the core's user limits. */
+static void user_limits(pcam_uefi_ctrl *c)
+{
+    EFI_TPL old = pcam_uefi_lock();
+
+    (void)pcam_dc390_set_limits(&c->bus, &c->nvram);
+    pcam_uefi_unlock(old);
+}
+
 static EFI_STATUS EFIAPI drv_start(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE Controller,
                                    EFI_DEVICE_PATH *RemainingDevicePath);
 static EFI_STATUS EFIAPI drv_stop(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE Controller,
@@ -200,12 +209,14 @@ static EFI_STATUS EFIAPI drv_start(EFI_DRIVER_BINDING_PROTOCOL *This, EFI_HANDLE
     pcam_bus_config_defaults(&cfg);
     cfg.polled = true; /* UEFI has no interrupts for drivers */
     cfg.luns_per_target = PCAM_UEFI_LUNS;
+    pcam_dc390_apply(&c->nvram, NULL, &cfg); /* a DC-390's tag count */
     if (pcam_bus_init(&c->bus, &cfg, &c->hal, &c->plat, c->luns,
                       PCAM_BUS_LUNS(PCAM_UEFI_TARGETS, PCAM_UEFI_LUNS)) != PCAM_OK) {
         st = EFI_DEVICE_ERROR;
         goto fail;
     }
     c->bus_up = TRUE;
+    user_limits(c);
     pcam_uefi_pt_init(c);
 
     /* The device table must be filled before ScsiBus asks for it. */

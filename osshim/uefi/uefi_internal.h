@@ -15,6 +15,7 @@
 #include "pcam/pcam.h"
 #include "pcam/pcam_esp.h"
 #include "pcam/pcam_sym.h"
+#include "pcam/pcam_mpt.h"
 #include "pcam_uefi_proto.h"
 
 #define PCAM_UEFI_SIGNATURE 0x4d414350u /* "PCAM" */
@@ -56,7 +57,7 @@ typedef struct pcam_uefi_ctrl {
     const struct pcam_uefi_chip *chip; /* the attach-table entry that took it */
     CHAR16 name[48];                   /* COMPONENT_NAME2's controller name */
     UINT8 ntargets;                    /* the chip's SCSI IDs (8 or 16) */
-    /* hal/sym's script and command blocks: a PciIo common buffer. */
+    /* hal/sym's script and command blocks, hal/mpt's frames: a PciIo common buffer. */
     VOID *dma_va;
     UINTN dma_pages;
     VOID *dma_mapping;
@@ -72,6 +73,7 @@ typedef struct pcam_uefi_ctrl {
     EFI_EVENT exit_bs;
     pcam_platform plat;
     pcam_hal hal;
+    pcam_dc390_settings nvram; /* a Tekram DC-390's EEPROM (valid FALSE: none) */
     pcam_uefi_map maps[PCAM_UEFI_MAPS];
     pcam_uefi_req slots[PCAM_UEFI_SLOTS];
     pcam_ccb mgmt; /* scan, resets, device-table reads: one at a time */
@@ -81,6 +83,7 @@ typedef struct pcam_uefi_ctrl {
     union {
         pcam_esp esp; /* the chip fetches selection bytes from here by DMA */
         pcam_sym sym;
+        pcam_mpt mpt;
     } be;
     pcam_bus bus;
 } pcam_uefi_ctrl;

@@ -86,6 +86,9 @@ case $chip in
   *) echo "usage: boot.sh SRC WORK esp|sym IMGCHECK [pcam|sym]" >&2; exit 2 ;;
 esac
 [ "$mode" = dump ] && disks="0:0:16 1:0:256"
+# The AM53C974's dump boot runs on QEMU's Tekram DC-390 (the same chip and
+# IDs with an EEPROM, which pcam.ko reads; the I/O boot keeps the plain one).
+[ "$mode" = dump ] && [ "$chip" = esp ] && dev=dc390
 [ "$mode" = soak ] && disks="0:0:16 1:0:64 2:0:64"
 soak_s=${PCAM_FBSD_SOAK_S:-30}
 # Hot removal and addition (init.c's hotplug(), pcam.ko's I/O boots only):
@@ -281,7 +284,8 @@ if [ $driver = pcam ]; then
   grep -aqF "pcam0: <$desc>" "$work/console.txt" || no "no 'pcam0: <$desc>' attach line"
   # Nothing from pcam but its attach line (it logs warnings and errors
   # only), the bad CCBs the guest sends through pass(4) below (one
-  # "refused CCB" line each) and, on the AM53C974, the refused device reset.
+  # "refused CCB" line each), on the AM53C974 the refused device reset, and
+  # on the DC-390 (the dump boot) the EEPROM it read.
   refused="pcam0: pcam: target went on to a command instead of acting on our abort or reset message: COMMAND"
   # The held read on the AM53C974 (below): still connected (the model never
   # disconnects), so the ladder goes from the abort straight to a bus reset.
@@ -291,6 +295,7 @@ if [ $driver = pcam ]; then
   # abort, device reset, bus reset.
   { cat "$pre"; grep -avxE "pcam0: pcam: (abort did not finish; sending BUS DEVICE RESET|device reset did not finish; resetting the bus|abort did not finish and the target holds the bus; resetting the bus)" "$post" | tail -n +2; } |
     grep -a '^pcam0: ' | grep -avF "pcam0: <$desc>" | grep -avxF "pcam0: detach refused: da0 is open" | grep -avxF "pcam0: detached" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
+    grep -avxF "pcam0: Tekram DC-390 EEPROM: host ID 7, 32 tags per LUN" |
     { if [ $chip = esp ]; then grep -avxF "$refused" | grep -avxF "$heldbus"; else cat; fi; } |
     sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
 fi
@@ -370,6 +375,10 @@ if [ "$mode" = dump ]; then
     grep -aqxF "$l" "$work/console.txt" || no "no '$l' on the console"
   done
   grep -aqxF "da1 at $hba bus 0 scbus0 target 1 lun 0" "$work/console.txt" || no "no 'da1 at $hba bus 0 scbus0 target 1 lun 0'"
+  if [ "$dev" = dc390 ]; then
+    grep -aqxF "pcam0: Tekram DC-390 EEPROM: host ID 7, 32 tags per LUN" "$work/console.txt" ||
+      no "no 'pcam0: Tekram DC-390 EEPROM: host ID 7, 32 tags per LUN' (QEMU's own EEPROM image)"
+  fi
   grep -aiE "^\((da|cd|pass|probe)[0-9]+:$hba:[0-9]+:[0-9]+:[0-9]+\): .*(error|retry|retrying|timeout)" "$work/console.txt" &&
     no "CAM reported errors on $hba"
   dmb=$(sed -n 's/^Dumping \([0-9]*\) out of [0-9]* MB:.*/\1/p' "$work/console.txt" | head -n 1)

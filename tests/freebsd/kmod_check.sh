@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# freebsd.kmod: pcam.ko (core + hal/esp + hal/sym + osshim/freebsd) compiled
+# freebsd.kmod: pcam.ko (core + hal/esp + hal/sym + hal/mpt + osshim/freebsd) compiled
 # against FreeBSD 13.2's kmod sysroot with the kernel's own flags, -Werror
 # and no diagnostic at all (osshim/freebsd/kmod_build.sh), then checked for
 # what FreeBSD's kernel linker would refuse at kldload time:

@@ -47,6 +47,7 @@ wait_dev() {  # TARGET: waits for the disk at TARGET:0, sets DEV
 }
 wait_dev 0; A=$DEV; wait_dev 3; B=$DEV
 say "disks A=${A:-none} B=${B:-none} uptime $(up)"
+dmesg | grep -E 'DC-390' | pfx DMESG-DC390
 for h in /sys/class/scsi_host/host*; do [ "$(cat $h/proc_name)" = pcam ] && HOST=$h; done
 SGB=$(basename /sys/class/scsi_disk/*:0:3:0/device/scsi_generic/sg*)
 # reads, writes and flushes the block layer completed, and in flight

@@ -15,6 +15,9 @@
 #  - the held-request EH check runs on the AM53C974 only (on the LSI model the
 #    ABORT TASK makes QEMU cancel the held request synchronously: a hang).
 # Both have a 3 TiB sparse disk at 4:0 (D), used only by its own step.
+# With pcamchip=sym QEMU also has a SAS1068 (mptsas1068, hal/mpt in the
+# same pcam.ko) with disks at 1:0 (E, the sector pattern) and 2:0 (F):
+# mpt_checks reads and writes them (IDs no disk of the LSI bus has).
 . /etc/guest_lib.sh  # busybox, /proc /sys /dev, KVER and M (tests/linux/guest_lib.sh)
 say() { echo "PCAMT: $*"; }
 pfx() { sed "s/^/PCAMT-$1: /"; }
@@ -97,6 +100,34 @@ echo 50 > $s/period; r1=$?; echo 8 > $s/offset; r2=$?
 say "spi write period rc=$r1 offset rc=$r2; then offset=$(cat $s/offset) md5 $(dd if=/dev/$A bs=64k count=16 iflag=direct 2>/dev/null | md5)"
 say "queue_type $A=$(cat /sys/block/$A/device/queue_type) depth=$(cat /sys/block/$A/device/queue_depth)"
 dmesg | grep -iE 'pcam|am53c974|esp|sym|53c8' | pfx DMESG-ATTACH
+
+# ---- the SAS1068 (pcamchip=sym): whole-disk read sector by sector, four
+# readers at once, a pattern written and read back (the host checks the
+# image after the VM exits)
+mpt_checks() {
+  i=0
+  while [ $i -lt 600 ]; do
+    E=$(dev_of 1 0); F=$(dev_of 2 0)
+    [ -n "$E" ] && [ -n "$F" ] && [ -b "/dev/$E" ] && [ -b "/dev/$F" ] && break
+    sleep 0.1; i=$((i + 1))
+  done
+  say "mpt disks E=$E F=$F uptime $(up)"
+  [ -n "$E" ] && [ -n "$F" ] || return 0
+  say "mpt queue_type $E=$(cat /sys/block/$E/device/queue_type) depth=$(cat /sys/block/$E/device/queue_depth)"
+  sectcheck -d /dev/$E 0 "$(cat /sys/block/$E/size)" | pfx MPT-SECTCHECK
+  pids=
+  for k in 0 1 2 3; do
+    dd if=/dev/$E bs=64k skip=$((k * 64)) count=64 iflag=direct 2>/dev/null | md5 > /tmp/mpt-r$k &
+    pids="$pids $!"
+  done
+  wait $pids
+  say "md5 mpt-parallel $(cat /tmp/mpt-r0 /tmp/mpt-r1 /tmp/mpt-r2 /tmp/mpt-r3 | tr '\n' ' ')"
+  yes PCAM-MPT-PATTERN | head -c 1048576 > /tmp/mptpat
+  dd if=/tmp/mptpat of=/dev/$F bs=64k seek=16 oflag=direct conv=fsync 2>/dev/null; say "mpt write rc=$?"
+  say "md5 mpt-readback $(dd if=/dev/$F bs=64k skip=16 count=16 iflag=direct 2>/dev/null | md5)"
+  say "mpt checks done uptime $(up)"
+}
+[ "$chip" = sym ] && mpt_checks
 
 # ---- whole disk read, then a pattern written in the guest
 whole_disk

@@ -56,7 +56,10 @@ sector = "16384"
 EOF
 vm_initramfs "$SRC/tests/linux/guest_faults.sh" "$W/initrd.cpio"
 
-if [ $CHIP = sym ]; then CTRL=lsi53c895a; else CTRL=am53c974; fi
+# The AM53C974 side runs on QEMU's Tekram DC-390 (the same chip and IDs
+# with an EEPROM; linux.boot keeps the plain AM53C974): pcam.ko reads the
+# EEPROM QEMU fills itself (host ID 7, 32 tags, every target synchronous).
+if [ $CHIP = sym ]; then CTRL=lsi53c895a; else CTRL=dc390; fi
 mkfifo "$W/qmp.in" "$W/qmp.out"
 LOG=$W/serial.log
 : > "$LOG"
@@ -122,6 +125,9 @@ none() { if grep -aqE "$2" "$W/serial.txt"; then bad "$1"; grep -aE "$2" "$W/ser
 has "guest finished" 'PCAMT: DONE'
 has "pcam.ko loaded" 'PCAMT: insmod pcam rc=0'
 has "disks A (0:0) and B (3:0) attached" 'PCAMT: disks A=sd[a-z]+ B=sd[a-z]+ '
+if [ $CHIP = esp ]; then
+  has "pcam.ko read the DC-390's EEPROM" 'PCAMT-DMESG-DC390: .*Tekram DC-390 EEPROM: host ID 7, 32 tags per LUN'
+fi
 A=$(sed -n 's/.*PCAMT: disks A=\(sd[a-z]*\) .*/\1/p' "$W/serial.txt" | head -1)
 # ---- B's faults and the sense each carried (QEMU 7.2 scsi_sense_from_errno)
 has "medium error failed the ${ev%_aio}" 'PCAMT: medium-error rc=[1-9]'

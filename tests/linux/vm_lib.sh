@@ -113,8 +113,9 @@ vm_setup() {
 
 # vm_initramfs_base DIR MODULE...: what every guest's initramfs holds
 # (sets IRD=DIR): busybox, the named Debian modules in load order (Linux's
-# own chip drivers listed apart, in /etc/modules.am53c974 and
-# /etc/modules.sym53c8xx, loaded only when a guest asks), pcam.ko,
+# own chip drivers listed apart, in /etc/modules.am53c974,
+# /etc/modules.sym53c8xx and /etc/modules.mptsas, loaded only when a guest
+# asks), pcam.ko,
 # /etc/kver and /etc/guest_lib.sh, which every /init sources first.
 vm_initramfs_base() {
   IRD=$1
@@ -129,6 +130,7 @@ vm_initramfs_base() {
     cp "$MODDIR/$m" "$IRD/lib/modules/$KVER/$m"
     case "$m" in */am53c974.ko|*/esp_scsi.ko) echo "$m" >> "$IRD/etc/modules.am53c974" ;;
       */sym53c8xx.ko) echo "$m" >> "$IRD/etc/modules.sym53c8xx" ;;
+      */mptsas.ko|*/mptscsih.ko|*/mptbase.ko|*/scsi_transport_sas.ko) echo "$m" >> "$IRD/etc/modules.mptsas" ;;
       *) echo "$m" >> "$IRD/etc/modules" ;; esac
   done
   cp "$WORK/module/pcam.ko" "$IRD/lib/modules/$KVER/pcam.ko"
@@ -139,9 +141,9 @@ vm_initramfs_base() {
 # vm_initramfs INIT_SCRIPT OUT [extra files dir]: the test kit's initramfs
 vm_initramfs() {
   # Debian's modules for sd, sg, SPI transport, ext2 (ext4 serves it), and
-  # Linux's own drivers for both chips (loaded only by the benchmark)
+  # Linux's own drivers for the chips (loaded only by the benchmark)
   vm_initramfs_base "$WORK/initramfs" crct10dif_generic crc64_rocksoft_generic crc32c_generic \
-    sd_mod sg scsi_transport_spi ext4 am53c974 sym53c8xx
+    sd_mod sg scsi_transport_spi ext4 am53c974 sym53c8xx mptsas
   mkdir -p "$IRD/sbin" "$IRD/usr/bin" "$IRD/tmp" "$IRD/lib64"
   vm_copy_bin sg_inq sg_vpd sg_readcap sg_luns sg_turs sg_requests sg_reset lsscsi fio
   gcc -O2 -static -o "$IRD/bin/sectcheck" "$SRC/tests/linux/sectcheck.c" ||

@@ -8,6 +8,8 @@
  * residual, a transfer count beyond the command, a length beyond the frame,
  * another target, in a frame not lent or not ours; autosense longer than
  * the CCB's buffer; events for a target outside the bus and a bus reset;
+ * device added and not responding events and a rescan request, which the
+ * core follows (pcam_bus_hal_device_changed(): lost at once, or scanned);
  * a lost reply (the core's timer sends ABORT TASK for it); a fault, after
  * which the IOC is reset and brought up again. Every CCB
  * completes exactly once, and the log says what was refused.
@@ -359,6 +361,114 @@ static void test_events(void **state)
     down(r);
 }
 
+/* Device events (pcam_bus_hal_device_changed()): the async callbacks per
+ * target at LUN 0, and a run of the core's own scan answered with a disk at
+ * one ID (a made-up INQUIRY: SCSI-2, direct access) and DEVICE NOT THERE
+ * everywhere else, counting the INQUIRYs each target got. */
+static unsigned found[16], lost[16], inquiries[16];
+
+static void on_async(void *arg, uint32_t code, uint8_t t, uint8_t l)
+{
+    (void)arg;
+    if (t < 16 && l == 0) {
+        found[t] += code == PCAM_AC_FOUND_DEVICE;
+        lost[t] += code == PCAM_AC_LOST_DEVICE;
+    }
+}
+
+static uint32_t func_ccb(rig *r, uint8_t func, uint8_t t)
+{
+    tccb c;
+    memset(&c, 0, sizeof c);
+    c.ccb.func = func;
+    c.ccb.target = t;
+    c.ccb.done = on_done;
+    c.ccb.u.async.events = PCAM_AC_FOUND_DEVICE | PCAM_AC_LOST_DEVICE;
+    c.ccb.u.async.cb = on_async;
+    if (func == PCAM_FN_GET_DEV)
+        memset(&c.ccb.u.dev, 0, sizeof c.ccb.u.dev);
+    pcam_action(&r->bus, &c.ccb);
+    assert_int_equal(c.done, 1);
+    return c.ccb.status & PCAM_STATUS_MASK;
+}
+
+static void answer_scan(rig *r, unsigned *next, uint8_t disk)
+{
+    static const uint8_t inq[36] = {0x00, 0x00, 0x02, 0x02, 31, 0, 0, 0, 'P', 'C', 'A', 'M'};
+    memset(inquiries, 0, sizeof inquiries);
+    for (int round = 0; round < 200 && *next < mptm_nposted(); round++) {
+        while (*next < mptm_nposted()) {
+            const uint8_t *f = mptm_posted_frame((*next)++);
+            assert_non_null(f);
+            if (f[3] != 0x00)
+                continue;
+            uint32_t ctx = mptm_get32(f + 8);
+            assert_true(f[0] < 16);
+            if (f[24] == 0x12)
+                inquiries[f[0]]++;
+            if (f[0] != disk) {
+                io_reply(ctx, f[0], 9, 0x0043, 0, 0, 0, 0);
+                continue;
+            }
+            if (f[24] == 0x12) {
+                uint8_t *d = mptm_mapped(mptm_get32(f + 52), sizeof inq);
+                assert_non_null(d);
+                memcpy(d, inq, sizeof inq);
+            }
+            mptm_push(ctx); /* GOOD, every byte */
+        }
+        intr(r);
+    }
+}
+
+static void test_device_events(void **state)
+{
+    static const uint8_t added[4] = {3, 0, 0x03, 0}, gone[4] = {3, 0, 0x04, 0};
+    rig *r = up();
+    pcam_mpt_stats st;
+    (void)state;
+    memset(found, 0, sizeof found);
+    memset(lost, 0, sizeof lost);
+    assert_int_equal(func_ccb(r, PCAM_FN_SET_ASYNC, 0), PCAM_REQ_CMP);
+    assert_int_equal(func_ccb(r, PCAM_FN_GET_DEV, 3), PCAM_DEV_NOT_THERE);
+    /* A device added at ID 3: the core scans that target, and only it. */
+    unsigned next = mptm_nposted();
+    event_reply(0x0F, 3, 10, added, sizeof added);
+    intr(r);
+    assert_true(mptm_nposted() > next);
+    assert_int_equal(mptm_posted_frame(next)[24], 0x12);
+    answer_scan(r, &next, 3);
+    assert_int_equal(found[3], 1);
+    assert_int_equal(func_ccb(r, PCAM_FN_GET_DEV, 3), PCAM_REQ_CMP);
+    for (unsigned t = 0; t < 16; t++)
+        assert_int_equal(inquiries[t], t == 3 ? 1 : 0);
+    /* Not responding: lost at once, nothing sent to ask. */
+    event_reply(0x0F, 3, 10, gone, sizeof gone);
+    intr(r);
+    assert_int_equal(lost[3], 1);
+    assert_int_equal(mptm_nposted(), next);
+    assert_int_equal(func_ccb(r, PCAM_FN_GET_DEV, 3), PCAM_DEV_NOT_THERE);
+    /* The IOC asks for a rescan: every ID but the initiator's (8) is
+     * probed, and the disk is back. */
+    event_reply(0x06, 0, 7, NULL, 0);
+    intr(r);
+    answer_scan(r, &next, 3);
+    assert_int_equal(found[3], 2);
+    for (unsigned t = 0; t < 16; t++)
+        assert_int_equal(inquiries[t], t == 8 ? 0 : 1);
+    pcam_mpt_get_stats(&r->sc, &st);
+    assert_int_equal(st.dev_changes, 3);
+    /* What the entry point refuses, changing nothing. */
+    assert_int_equal(pcam_bus_hal_device_changed(NULL, 3, 0, true), PCAM_ERR_NULL);
+    assert_int_equal(pcam_bus_hal_device_changed(&r->bus, 16, 0, true), PCAM_ERR_RANGE);
+    assert_int_equal(pcam_bus_hal_device_changed(&r->bus, 8, 0, true), PCAM_ERR_RANGE);
+    assert_int_equal(pcam_bus_hal_device_changed(&r->bus, 3, 1, false), PCAM_ERR_RANGE);
+    assert_int_equal(pcam_bus_hal_device_changed(&r->bus, PCAM_WILDCARD, 0, false), PCAM_ERR_RANGE);
+    assert_int_equal(mptm_nposted(), next);
+    assert_int_equal(lost[3], 1);
+    down(r);
+}
+
 /* A task management reply in the next lent frame. */
 static void tm_reply(uint32_t ctx, uint8_t type, uint8_t response, uint16_t ioc)
 {
@@ -453,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_address_replies),
         cmocka_unit_test(test_autosense_clamped),
         cmocka_unit_test(test_events),
+        cmocka_unit_test(test_device_events),
         cmocka_unit_test(test_lost_reply),
         cmocka_unit_test(test_fault),
     };

@@ -7,6 +7,8 @@
 # read throttle for the timeout check). Prepares every image at run time;
 # leaves the serial log, QEMU's trace and the images in WORK for check.sh.
 # Never asserts anything itself except that the VM ran.
+# The lsi boot also has a SAS1068 (mptsas1068, hal/mpt in the same driver)
+# at PCI 00:07 with a FAT disk at target 1 holding mptdisk.txt.
 # Target 3 is a 3 TiB sparse disk (16-byte CDBs only), filled in places
 # by tests/linux/sectcheck.c, whose host build PCAM_SECTCHECK names.
 # usage: [PCAM_UEFI_CHIP=esp|lsi] PCAM_SECTCHECK=... boot.sh EFI_DIR MKPATTERN WORK NSH_BODY_FILE [EXTRA_QEMU_ARGS...]
@@ -69,6 +71,17 @@ for r in "0 2048" "$((4294967296 - 2048)) 4096" "$((big - 2048)) 2048"; do
   "$sectcheck" -w "$work/big.img" $r >/dev/null
 done
 
+# The SAS1068 beside the LSI53C895A: a FAT disk with a file only this run
+# knows.
+mpt=
+if [ "$chip" = lsi ]; then
+  printf 'pcam-uefi-mpt-file %s %s\n' "$$" "$(date +%s)" >"$work/mptdisk.txt"
+  mkfs.fat -C -n PCAMMPT "$work/mpt.img" 8192 >/dev/null
+  mcopy -i "$work/mpt.img" "$work/mptdisk.txt" ::/
+  mpt="-device mptsas1068,id=scsi1,addr=0x7 -drive if=none,id=m0,format=raw,file=$work/mpt.img
+    -device scsi-hd,drive=m0,bus=scsi1.0,scsi-id=1,lun=0"
+fi
+
 mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
 : >"$work/serial.log"
 : >"$work/monitor.log"
@@ -87,7 +100,7 @@ mkfifo "$work/ser.in" "$work/ser.out" "$work/mon.in" "$work/mon.out"
   -device scsi-hd,drive=d2,bus=scsi0.0,scsi-id=2,lun=0 \
   -drive if=none,id=d3,format=raw,file="$work/big.img" \
   -device scsi-hd,drive=d3,bus=scsi0.0,scsi-id=3,lun=0 \
-  -device scsi-cd,id=cd0,bus=scsi0.0,scsi-id=4,lun=0 \
+  -device scsi-cd,id=cd0,bus=scsi0.0,scsi-id=4,lun=0 $mpt \
   -serial pipe:"$work/ser" -monitor pipe:"$work/mon" \
   $trace -D "$work/trace.log" \
   "$@" >"$work/qemu.out" 2>&1 &

@@ -21,6 +21,15 @@ for %a in fs1 fs2 fs3 fs4 fs5 fs6
     %a:\hello.efi
   endif
 endfor
+# The lsi boot's SAS1068 (hal/mpt): its FAT disk, read and written.
+for %a in fs1 fs2 fs3 fs4 fs5 fs6
+  if exist %a:\mptdisk.txt then
+    echo @MPTFS %a
+    type %a:\mptdisk.txt
+    echo @MPTTYPEEND
+    echo written-by-uefi-shell-through-pcam-mpt >a %a:\frommpt.txt
+  endif
+endfor
 if exist fs0:\pcamtest.efi then
   fs0:\pcamtest.efi -c @CHIP@ scan
   fs0:\pcamtest.efi -c @CHIP@ cd

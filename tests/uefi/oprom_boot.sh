@@ -147,11 +147,12 @@ run() {
       -device scsi-hd,drive=d1,bus=scsi0.0,scsi-id=5,lun=0 \
       -trace 'lsi_*' -D "$W/trace.log"
   elif [ "$kind" = noesp ]; then
-    # a disk with no ESP, and a controller with no disk at all
+    # a disk with no ESP, and a controller with no disk at all (a Tekram
+    # DC-390: the AM53C974 with the EEPROM QEMU fills, which pcam reads)
     set -- "$@" -device am53c974,id=scsi0,addr=0x6,romfile="$WORK/pcam-esp.rom" \
       -drive if=none,id=d0,format=raw,file="$W/noesp.img" \
       -device scsi-hd,drive=d0,bus=scsi0.0,scsi-id=3,lun=1 \
-      -device am53c974,id=scsi1,addr=0x7,romfile="$WORK/pcam-esp.rom" \
+      -device dc390,id=scsi1,addr=0x7,romfile="$WORK/pcam-esp.rom" \
       -trace esp_pci_dma_write -D "$W/trace.log"
   else
     mkesp "$W/esp.img" "$drv" "$bt" "$bl"

@@ -47,6 +47,8 @@ if [ "$kind" = noesp ]; then
   expect 'BdsDxe: failed to load Boot[0-9A-F]{4} .*Pci\(0x6,0x0\)/Scsi\(0x3,0x1\).*Not Found' \
     "the disk with no ESP (ID 3 LUN 1) is a boot option that fails with Not Found, and the boot manager goes on"
   absent 'Pci\(0x7,0x0\)/Scsi' "the controller with no disk offers no boot option"
+  expect 'pcam: Tekram DC-390 EEPROM: host ID 7, 32 tags per LUN' \
+    "the DC-390's EEPROM (QEMU's own image) read through PciIo and taken"
   end_of_list
 fi
 case $kind in badrom|noesp)

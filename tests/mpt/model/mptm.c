@@ -36,6 +36,8 @@ typedef struct ioc {
     uint8_t *dma;
     uint64_t now;
     uint64_t map_next;
+    struct { uint64_t bus; void *va; size_t len; } maps[16]; /* the last mappings, a ring */
+    unsigned nmaps;
 } ioc;
 
 static ioc g;
@@ -70,11 +72,32 @@ static void f_log(void *ctx, pcam_log_level lv, const char *line)
 static int f_map(void *ctx, void *va, size_t len, pcam_dma_dir d, uint64_t *bus)
 {
     (void)ctx;
-    (void)va;
     (void)d;
     *bus = 0x40000000u + g.map_next;
     g.map_next += (len + 15u) & ~(size_t)15u;
+    g.maps[g.nmaps % 16u].bus = *bus;
+    g.maps[g.nmaps % 16u].va = va;
+    g.maps[g.nmaps % 16u].len = len;
+    g.nmaps++;
     return 0;
+}
+
+void *mptm_mapped(uint64_t bus, size_t len)
+{
+    for (unsigned k = 0; k < 16u && k < g.nmaps; k++) {
+        const unsigned i = (g.nmaps - 1u - k) % 16u;
+        if (bus >= g.maps[i].bus && bus - g.maps[i].bus + len <= g.maps[i].len)
+            return (uint8_t *)g.maps[i].va + (bus - g.maps[i].bus);
+    }
+    return NULL;
+}
+
+const uint8_t *mptm_posted_frame(unsigned k)
+{
+    uint32_t a = k < g.nposted ? g.posted[k] : 0;
+    if (a < MPTM_DMA_BUS || a + 128u > MPTM_DMA_BUS + PCAM_MPT_DMA_BYTES)
+        return NULL;
+    return g.dma + (a - MPTM_DMA_BUS);
 }
 
 void mptm_put16(uint8_t *p, uint16_t v)

@@ -35,6 +35,10 @@ uint8_t *mptm_at(uint32_t bus, size_t len);
 /* Requests posted so far; the context and function of the k-th (mod count). */
 unsigned mptm_nposted(void);
 uint32_t mptm_posted_ctx(unsigned k, uint8_t *func);
+/* The k-th request posted (128 bytes), or NULL; the host memory behind a
+ * data buffer's bus address (one of the last 16 mappings), or NULL. */
+const uint8_t *mptm_posted_frame(unsigned k);
+void *mptm_mapped(uint64_t bus, size_t len);
 /* The next reply frame the host lent (0: none), and how many it holds. */
 uint32_t mptm_take_free(void);
 unsigned mptm_free_count(void);
