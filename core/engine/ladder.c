@@ -295,7 +295,11 @@ void pcam_eng_escalate(pcam_bus *bus)
             pcam_core_log(bus, PCAM_LOG_WARN, "abort did not finish; sending BUS DEVICE RESET", NULL);
             return;
         }
-        /* A target holding the bus cannot be selected: only RST reaches it. */
+        /* A target holding the bus cannot be selected: only RST reaches it.
+         * Said on the console, or a host sees a bus reset with no step of
+         * the ladder before it (QEMU's AM53C974, which never disconnects). */
+        pcam_core_log(bus, PCAM_LOG_WARN, "abort did not finish and the target holds the bus; resetting the bus",
+                      NULL);
         start_bus_reset(bus, RS_BUS_RESET);
         return;
     case RS_BDR:

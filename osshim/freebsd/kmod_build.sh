@@ -16,12 +16,21 @@
 # -mcmodel=kernel were tried, the relocation stays), while clang 19 emits a
 # plain R_X86_64_PC32. The stack protector stays on, as the kernel has it.
 #
-# usage: kmod_build.sh SDK OUTDIR
+# usage: kmod_build.sh SDK OUTDIR [NAME SOURCE...]
+# (NAME and its sources: another module with the same flags, e.g. the FreeBSD
+# boots' test module tests/freebsd/guest/abortmod.c; default pcam.ko.)
 # env: CC (clang-19), LD (ld.lld-19), OBJCOPY (llvm-objcopy-19), NM (llvm-nm-19)
 # Prints every compiler diagnostic and fails on any, warnings included.
 set -eu
 sdk=$(cd "$1" && pwd)
 out=$2
+name=pcam
+if [ $# -gt 2 ]; then
+  name=$3
+  shift 3
+  srcs=""
+  for s in "$@"; do srcs="$srcs $(cd "$(dirname "$s")" && pwd)/$(basename "$s")"; done
+fi
 top=$(cd "$(dirname "$0")/../.." && pwd)
 CC=${CC:-clang-19} LD=${LD:-ld.lld-19}
 OBJCOPY=${OBJCOPY:-llvm-objcopy-19} NM=${NM:-llvm-nm-19}
@@ -33,7 +42,7 @@ done
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 cd "$out"
-rm -rf obj pcam.ko machine x86 ./*_if.h
+rm -rf obj "$name.ko" machine x86 ./*_if.h
 mkdir obj
 # bsd.kmod.mk's machine/ and x86/ links, and the generated interface headers.
 ln -s "$sdk/src/sys/amd64/include" machine
@@ -47,10 +56,12 @@ printf '%s\n' "-I$top/hal/sym" "-I$top/hal/mpt" >>cflags.args
 
 # The same sources as the Makefile: the glue, the translator, core/ and
 # both back-ends, whole folders.
-srcs="$top/osshim/freebsd/pcam_fbsd_kmod.c $top/osshim/freebsd/fbsd_xlate.c"
-for d in core/proto core/common core/xpt core/queue core/nego core/retry core/engine hal/esp hal/sym hal/mpt; do
-  srcs="$srcs $(ls "$top/$d"/*.c)"
-done
+if [ $name = pcam ]; then
+  srcs="$top/osshim/freebsd/pcam_fbsd_kmod.c $top/osshim/freebsd/fbsd_xlate.c"
+  for d in core/proto core/common core/xpt core/queue core/nego core/retry core/engine hal/esp hal/sym hal/mpt; do
+    srcs="$srcs $(ls "$top/$d"/*.c)"
+  done
+fi
 fail=0
 objs=""
 for s in $srcs; do
@@ -69,10 +80,10 @@ done
 [ $fail -eq 0 ] || { echo "kmod_build: compiler errors or warnings (above)" >&2; exit 1; }
 # shellcheck disable=SC2086
 "$LD" -m elf_x86_64_fbsd -d -warn-common --build-id=sha1 \
-  -T "$sdk/src/sys/conf/ldscript.kmod.amd64" -r -o pcam.ko $objs
+  -T "$sdk/src/sys/conf/ldscript.kmod.amd64" -r -o "$name.ko" $objs
 # EXPORT_SYMS=NO (kmod_syms.awk): every defined global becomes local.
-args=$("$NM" -g pcam.ko | awk '$2 !~ /^[AU]$/ && NF == 3 { print ($2 == "C" ? "-N" : "-L") $3 }')
+args=$("$NM" -g "$name.ko" | awk '$2 !~ /^[AU]$/ && NF == 3 { print ($2 == "C" ? "-N" : "-L") $3 }')
 # shellcheck disable=SC2086
-[ -z "$args" ] || "$OBJCOPY" $args pcam.ko
-"$OBJCOPY" --strip-debug pcam.ko
-echo "kmod_build: $out/pcam.ko ($(wc -c <pcam.ko) bytes) with $CC"
+[ -z "$args" ] || "$OBJCOPY" $args "$name.ko"
+"$OBJCOPY" --strip-debug "$name.ko"
+echo "kmod_build: $out/$name.ko ($(wc -c <"$name.ko") bytes) with $CC"

@@ -33,6 +33,7 @@
 
 #include <cam/cam.h>
 #include <cam/cam_ccb.h>
+#include <cam/cam_periph.h>
 #include <cam/cam_sim.h>
 #include <cam/cam_xpt_sim.h>
 #include <cam/cam_debug.h>
@@ -814,12 +815,40 @@ fail:
     return error;
 }
 
+/* Is a disk, CD or pass device on our bus open (or busy with a probe or a
+ * task of its own)? Then detaching would invalidate it under its user and
+ * cam_sim_free() would sleep until the last close: refuse instead. An
+ * open holds a reference on the periph until the close (daopen, cdopen,
+ * passopen: cam_periph_acquire); idle, FreeBSD 13.2's da(4) and cd(4)
+ * hold 2 (the periph's own and their GEOM disk's) and pass(4) 3, as
+ * measured in freebsd-vm.dump.* (a periph of another kind is not judged). */
+static bool pcam_fbsd_in_use(struct pcam_fbsd_softc *sc)
+{
+    static const struct { const char *name; u_int idle_refs; } kinds[] = {{"da", 2}, {"cd", 2}, {"pass", 3}};
+    bool busy = false;
+    xpt_lock_buses(); /* guards the periph lists and their refcounts */
+    for (struct periph_driver **d = periph_drivers; *d != NULL && !busy; d++) {
+        struct cam_periph *p;
+        TAILQ_FOREACH(p, &(*d)->units, unit_links) {
+            for (size_t i = 0; i < nitems(kinds) && !busy; i++)
+                busy = p->sim == sc->sim && (p->flags & CAM_PERIPH_INVALID) == 0 &&
+                       strcmp(p->periph_name, kinds[i].name) == 0 && p->refcount > kinds[i].idle_refs;
+            if (busy) {
+                device_printf(sc->dev, "detach refused: %s%u is open\n", p->periph_name, p->unit_number);
+                break;
+            }
+        }
+    }
+    xpt_unlock_buses();
+    return busy;
+}
+
 static int pcam_fbsd_detach(device_t dev)
 {
     struct pcam_fbsd_softc *sc = device_get_softc(dev);
 
-    if (sc->ih != NULL)
-        bus_teardown_intr(dev, sc->irq_res, sc->ih);
+    if (sc->registered && pcam_fbsd_in_use(sc))
+        return EBUSY; /* kldunload and devctl detach report it */
     mtx_lock(&sc->mtx);
     if (sc->registered) {
         xpt_async(AC_LOST_DEVICE, sc->path, NULL);
@@ -832,8 +861,16 @@ static int pcam_fbsd_detach(device_t dev)
     if (sc->chip != NULL && sc->chip->stop != NULL)
         sc->chip->stop(sc);
     sc->bus_up = false;
+    mtx_unlock(&sc->mtx);
+    /* The interrupt goes only once the bus is down: a CCB CAM sent during
+     * the deregistration still completes. */
+    if (sc->ih != NULL)
+        bus_teardown_intr(dev, sc->irq_res, sc->ih);
+    sc->ih = NULL;
+    mtx_lock(&sc->mtx);
     if (sc->sim != NULL)
-        cam_sim_free(sc->sim, TRUE); /* with the SIM mutex held, as cam_sim.c asserts */
+        cam_sim_free(sc->sim, TRUE); /* with the SIM mutex held, as cam_sim.c asserts; waits for the
+                                      * last periph of the bus to go */
     sc->sim = NULL;
     mtx_unlock(&sc->mtx);
     callout_drain(&sc->timer);

@@ -24,7 +24,9 @@
 # disk's pass(4) device; the host asserts the statuses it printed and, in
 # QEMU's trace, the reset's UNIT ATTENTION and the re-reads after it.
 # With pcam.ko the guest then has a read held past its CAM timeout (the
-# host throttles target 2's drive through QEMU's monitor) and disks removed
+# host throttles target 2's drive through QEMU's monitor), the same read
+# aborted by XPT_ABORT from the test module pcamabort.ko (guest/abort.c,
+# guest/abortmod.c), and disks removed
 # and added (device_del / device_add through the monitor); see the checks
 # near the end.
 # Target 2's disk fails block PAT_FAULT_LBA with MEDIUM ERROR (blkdebug,
@@ -37,8 +39,10 @@
 # With DRIVER sym (chip sym only) the loader loads FreeBSD's own sym.ko
 # instead of pcam.ko: the same image, I/O checks and timing with sym(4), the
 # peer for the disklate table (osshim/freebsd/README.md).
-# With MODE dump (freebsd-vm.dump.CHIP) the disks are the root and a 256 MiB
-# pattern disk at target 1; the guest makes that disk the dump device
+# With MODE dump (freebsd-vm.dump.CHIP) the root is a memory disk the
+# loader preloads (md0) and the disks are a 16 MiB and a 256 MiB pattern
+# disk at targets 0 and 1; the guest first unloads and loads pcam.ko
+# (guest/reload.c, the checks near the end), then makes da1 the dump device
 # (DIOCSKERNELDUMP, as dumpon(8)) and panics (debug.kdb.panic, the debugger
 # off): the kernel writes its minidump through pcam's SIM poll routine with
 # interrupts off and resets; the host finds the dump's headers and the
@@ -111,6 +115,26 @@ rm -rf "$work"
 mkdir -p "$work"
 sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" >"$work/kmod_build.log" 2>&1 ||
   { cat "$work/kmod_build.log"; echo "FAIL: pcam.ko did not build" >&2; exit 1; }
+# The XPT_ABORT test module (guest/abortmod.c), preloaded in the hot-plug
+# boots; the same flags.
+sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" pcamabort "$src/tests/freebsd/guest/abortmod.c" \
+  >>"$work/kmod_build.log" 2>&1 || { cat "$work/kmod_build.log"; echo "FAIL: pcamabort.ko did not build" >&2; exit 1; }
+
+# The root file system: da0 through pcam, but in the dump boots a memory
+# disk the loader preloads (md_image; md(4) attaches preloaded images
+# without MD_ROOT, and vfs.root.mountfrom names it), so that pcam.ko can be
+# unloaded and loaded again under it (guest/reload.c).
+rootdev=da0 mdroot="" abortmod=""
+[ $hotplug = 1 ] && abortmod='pcamabort_load="YES"
+'
+
+if [ "$mode" = dump ]; then
+  rootdev=md0
+  mdroot='mdroot_load="YES"
+mdroot_type="md_image"
+mdroot_name="/boot/mdroot.img"
+'
+fi
 
 # The boot FAT: loader.efi as the removable-media boot program, /boot with
 # the kernel, pcam.ko and the loader's lua and defaults, and a loader.conf
@@ -118,7 +142,7 @@ sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" >"$work/kmod_
 st=$work/stage
 mkdir -p "$st/EFI/BOOT" "$st/boot/kernel" "$st/boot/lua" "$st/boot/defaults"
 cp "$fbsd/loader.efi" "$st/EFI/BOOT/BOOTX64.EFI"
-cp "$fbsd/kernel" "$work/ko/pcam.ko" "$fbsd/sym.ko" "$st/boot/kernel/"
+cp "$fbsd/kernel" "$work/ko/pcam.ko" "$work/ko/pcamabort.ko" "$fbsd/sym.ko" "$st/boot/kernel/"
 cp "$fbsd"/boot/lua/*.lua "$st/boot/lua/"
 cp "$fbsd/boot/defaults/loader.conf" "$st/boot/defaults/"
 cat >"$st/boot/loader.conf" <<EOF
@@ -132,8 +156,8 @@ hint.scbus.0.at="$hba"
 hint.da.0.at="scbus0"
 hint.da.0.target="0"
 hint.da.0.unit="0"
-vfs.root.mountfrom="msdosfs:/dev/da0"
-pcamtest.mode="$mode"
+vfs.root.mountfrom="msdosfs:/dev/$rootdev"
+${mdroot}${abortmod}pcamtest.mode="$mode"
 pcamtest.soak_s="$soak_s"
 pcamtest.hotplug="$hotplug"
 kern.cam.da.default_timeout="10"
@@ -148,9 +172,19 @@ mkfs.fat -C -n FBSDBOOT "$work/boot.img" 49152 >/dev/null
 
 # /sbin/init: static, FreeBSD-branded, no libc, no stack protector (that
 # would need libc's guard).
-clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
-  -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/init.c" -o "$work/init.o"
-ld.lld-19 -m elf_x86_64_fbsd -static -e _start -o "$work/init" "$work/init.o"
+for g in init reload abort; do
+  clang-19 -target x86_64-unknown-freebsd13.2 -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror \
+    -ffreestanding -fno-builtin -fno-stack-protector -fno-pic -c "$src/tests/freebsd/guest/$g.c" -o "$work/$g.o"
+done
+ld.lld-19 -m elf_x86_64_fbsd -static -e _start -o "$work/init" "$work/init.o" "$work/reload.o" "$work/abort.o"
+if [ "$mode" = dump ]; then
+  # The memory-disk root: /sbin/init, /dev for devfs and a pcam.ko to kldload.
+  mkfs.fat -C -n PCAMMD "$work/mdroot.img" 2048 >/dev/null
+  mmd -i "$work/mdroot.img" ::sbin ::dev
+  mcopy -i "$work/mdroot.img" "$work/init" ::sbin/init
+  mcopy -i "$work/mdroot.img" "$work/ko/pcam.ko" ::pcam.ko
+  mcopy -i "$work/boot.img" "$work/mdroot.img" ::boot/mdroot.img
+fi
 
 # The disks: the FAT root (with /dev for devfs), the pattern disks, and the
 # CD medium (2 MiB = 1024 sectors of 2048).
@@ -158,7 +192,7 @@ scsi=""
 n=0
 for d in $disks; do
   t=${d%%:*} rest=${d#*:}; l=${rest%%:*} mb=${rest#*:}
-  if [ $n -eq 0 ]; then
+  if [ $n -eq 0 ] && [ $rootdev = da0 ]; then
     mkfs.fat -C -n PCAMROOT "$work/disk0.img" $((mb * 1024)) >/dev/null
     mmd -i "$work/disk0.img" ::sbin ::dev
     mcopy -i "$work/disk0.img" "$work/init" ::sbin/init
@@ -228,7 +262,9 @@ while kill -0 $qpid 2>/dev/null; do
       0) grep -aqE '^PCAMTEST hold da[0-9]+ ready' "$work/console.log" && { mon "block_set_io_throttle d2 200 0 0 0 0 0"; hp=1; } ;;
       1) grep -aqE "^\(da[0-9]+:$hba:0:2:0\): CAM status: Command timeout" "$work/console.log" &&
            { mon "block_set_io_throttle d2 0 0 0 0 0 0"; hp=2; } ;;
-      2) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=3; } ;;
+      2) grep -aqE '^PCAMTEST abort ready' "$work/console.log" && { mon "block_set_io_throttle d2 200 0 0 0 0 0"; hp=20; } ;;
+      20) grep -aqE '^PCAMTEST abort end' "$work/console.log" && { mon "block_set_io_throttle d2 0 0 0 0 0 0"; hp=21; } ;;
+      21) grep -aqE '^PCAMTEST hot-del-idle da[0-9]+ ready' "$work/console.log" && { mon "device_del hd3"; hp=3; } ;;
       3) grep -aqE '^PCAMTEST hot-del-io da[0-9]+ ready' "$work/console.log" && { sleep 1; mon "device_del hd2"; hp=4; } ;;
       4) grep -aqE '^PCAMTEST hot-add ready' "$work/console.log" &&
            { mon "device_add scsi-hd,drive=dhot,id=hdhot,bus=scsi0.0,scsi-id=5,lun=0"; hp=5; } ;;
@@ -274,13 +310,16 @@ if [ $driver = pcam ]; then
   # "refused CCB" line each), on the AM53C974 the refused device reset, and
   # on the DC-390 (the dump boot) the EEPROM it read.
   refused="pcam0: pcam: target went on to a command instead of acting on our abort or reset message: COMMAND"
+  # The held read on the AM53C974 (below): still connected (the model never
+  # disconnects), so the ladder goes from the abort straight to a bus reset.
+  heldbus="pcam0: pcam: abort did not finish and the target holds the bus; resetting the bus"
   # In the hot-plug part also the core's recovery of a read whose target
   # vanished under it (the AM53C974 and LSI53C895A models may drop it):
   # abort, device reset, bus reset.
-  { cat "$pre"; grep -avxE "pcam0: pcam: (abort did not finish; sending BUS DEVICE RESET|device reset did not finish; resetting the bus)" "$post" | tail -n +2; } |
-    grep -a '^pcam0: ' | grep -avF "pcam0: <$desc>" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
+  { cat "$pre"; grep -avxE "pcam0: pcam: (abort did not finish; sending BUS DEVICE RESET|device reset did not finish; resetting the bus|abort did not finish and the target holds the bus; resetting the bus)" "$post" | tail -n +2; } |
+    grep -a '^pcam0: ' | grep -avF "pcam0: <$desc>" | grep -avxF "pcam0: detach refused: da0 is open" | grep -avxF "pcam0: detached" | grep -avE '^pcam0: refused CCB: function 0x(901|30) target [0-9]+ lun 0, CAM status 0x06$' |
     grep -avxF "pcam0: Tekram DC-390 EEPROM: host ID 7, 32 tags per LUN" |
-    { if [ $chip = esp ]; then grep -avxF "$refused"; else cat; fi; } |
+    { if [ $chip = esp ]; then grep -avxF "$refused" | grep -avxF "$heldbus"; else cat; fi; } |
     sed 's/^/unexpected: /' | grep . && no "pcam0 logged more than its attach line"
 fi
 # The crash dump boot: the guest set da1 (target 1) as the dump device and
@@ -314,7 +353,46 @@ if [ "$mode" = soak ]; then
   [ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $soak_s s of random I/O on two disks by 4 workers: $gr reads ($gi sectors, every one checked), $gw writes ($go sectors) = $tw WRITE commands at the targets, 0 wrong, $secs s"
   exit $fail
 fi
+# Detach and reload before the dump (guest/reload.c; root on md0): kldunload
+# refused (EBUSY) while da0 is held open, with pcam's one console line, and
+# the held disk still reading; then unloaded, its disks and its interrupt
+# gone; ten load/I/O/unload cycles and a last load: each load attaches
+# pcam0 and the same two disks at the same numbers (12 attach lines each,
+# no other daN), each unload detaches both.
 if [ "$mode" = dump ]; then
+  for l in "PCAMTEST reload boot-disks 0" "PCAMTEST reload preloaded-intr 1" "PCAMTEST reload unload-open -16" "PCAMTEST reload held-read 0" \
+           "PCAMTEST reload unload-closed 0" "PCAMTEST reload loaded-again 0" "$hba: detach refused: da0 is open"; do
+    grep -aqxF "$l" "$work/console.txt" || no "no '$l' on the console"
+  done
+  [ "$(grep -acxF "$hba: detach refused: da0 is open" "$work/console.txt")" -eq 1 ] || no "more than one 'detach refused' line"
+  nc=$(grep -acE '^PCAMTEST reload cycle [0-9]+ ok, disks after [0-9]+ ms, wired [0-9]+$' "$work/console.txt" || true)
+  [ "$nc" -eq 10 ] || no "$nc of 10 reload cycles ok: $(grep -a '^PCAMTEST reload ' "$work/console.txt" | tail -n 3)"
+  # (da(4) prints "daN at ..." again when it detaches: 12 + 11.)
+  for tmb in 0:16 1:256; do
+    tu=${tmb%%:*} mb=${tmb#*:}
+    na=$(grep -acxF "da$tu at $hba bus 0 scbus0 target $tu lun 0" "$work/console.txt" || true)
+    ns=$(grep -acxF "da$tu: ${mb}MB ($((mb * 2048)) 512 byte sectors)" "$work/console.txt" || true)
+    nd=$(grep -acE "^da$tu: <.*> +detached\$" "$work/console.txt" || true)
+    [ "$na" -eq 23 ] && [ "$ns" -eq 12 ] && [ "$nd" -eq 11 ] ||
+      no "da$tu (target $tu): $na 'at' lines (23 expected), $ns size lines (12), $nd detached (11)"
+  done
+  na=$(grep -acF "pcam0: <$desc>" "$work/console.txt" || true)
+  nd=$(grep -acxF "pcam0: detached" "$work/console.txt" || true)
+  [ "$na" -eq 12 ] && [ "$nd" -eq 11 ] || no "$na 'pcam0: <$desc>' attach lines (12 expected), $nd 'pcam0: detached' (11)"
+  grep -aE "^da([2-9]|[0-9][0-9]+) at " "$work/console.txt" | sed 's/^/unexpected: /' | grep . && no "a disk attached at a new number"
+  "$imgcheck" check "$work/disk0.img" $((16 * 2048)) || no "disk0.img (target 0) is not what the reload cycles wrote"
+  w0=$(sed -n 's/^PCAMTEST reload wired-after-unload \([0-9]*\)$/\1/p' "$work/console.txt")
+  w10=$(sed -n 's/^PCAMTEST reload cycle 10 ok, .*, wired \([0-9]*\)$/\1/p' "$work/console.txt")
+  w1=$(sed -n 's/^PCAMTEST reload cycle 1 ok, .*, wired \([0-9]*\)$/\1/p' "$work/console.txt")
+  echo "reload: 10 cycles; wired pages after the first unload ${w0:-?}, after cycle 1 ${w1:-?}, after cycle 10 ${w10:-?}; load to disks (ms): $(sed -n 's/^PCAMTEST reload cycle [0-9]* ok, disks after \([0-9]*\) ms.*/\1/p' "$work/console.txt" | tr '\n' ' ')"
+  # The LSI53C895A's DMA area (32 windows of 64 KiB, wired and contiguous)
+  # is 512 pages: the nine cycles after the first must not have kept one.
+  # (Both chips grow by about 9 pages a cycle, the area's size not
+  # mattering: the kernel's own caches; the AM53C974's 16-page window is
+  # too small to tell apart from that.)
+  if [ $chip = sym ] && [ -n "$w1" ] && [ -n "$w10" ] && [ $((w10 - w1)) -ge 512 ]; then
+    no "wired pages grew by $((w10 - w1)) over nine load/unload cycles: the DMA area is not freed"
+  fi
   for l in "PCAMTEST dumpon da1 0" "PCAMTEST debugger_on_panic 0: 0" "PCAMTEST panic now" "panic: kdb_sysctl_panic" \
            "Dump complete"; do
     grep -aqxF "$l" "$work/console.txt" || no "no '$l' on the console"
@@ -498,9 +576,11 @@ fi
 # disconnected), and lifts it when CAM reports the command timeout. pcam's
 # core ends the held read: on the LSI53C895A with ABORT TAG, which the
 # model acts on (its trace: lsi_do_msgout_abort, then the request
-# cancelled); QEMU's AM53C974 model does not act on messages, and there the
-# read ends with a bus reset (a UNIT ATTENTION set on every target, the
-# request cancelled). Either way it completes once with CAM_CMD_TIMEOUT,
+# cancelled); QEMU's AM53C974 model never disconnects, so the read is still
+# connected and no phase change comes for the abort's ATN: the core goes
+# from the abort straight to a bus reset (no device reset: it would need a
+# selection, and the target holds the bus), saying so once ($heldbus), a
+# UNIT ATTENTION set on every target and the request cancelled. Either way it completes once with CAM_CMD_TIMEOUT,
 # da(4) retries, and the read returns the host pattern after more than the
 # 10 s timeout; the other disks go on working (the hot-plug part after it).
 if [ $hotplug = 1 ]; then
@@ -521,10 +601,39 @@ if [ $hotplug = 1 ]; then
       cn=$(grep -n "^scsi_req_cancel target 2 lun 0 " "$work/trace.log" | head -n 1 | cut -d: -f1)
       [ -n "$cn" ] && head -n $((cn + 8)) "$work/trace.log" | tail -n 16 | grep -q "^scsi_device_set_ua target 0 lun 0 key 0x06 asc 0x29 " ||
         no "no bus reset (UNIT ATTENTION on target 0 beside target 2's cancelled request) in QEMU's trace"
-      how="a bus reset (UNIT ATTENTION on every target in QEMU's trace), the request cancelled"
+      nh=$(grep -acxF "$heldbus" "$pre" || true)
+      [ "$nh" -eq 1 ] || no "$nh '$heldbus' lines for the held read, 1 expected"
+      how="a bus reset straight after the abort, the target holding the bus ('$heldbus'; UNIT ATTENTION on every target in QEMU's trace), the request cancelled"
     fi
     echo "ok: target 2's read held past its 10 s CAM timeout ended by $how; CAM_CMD_TIMEOUT, retried, data right after $ms ms (guest line $held)"
   fi
+fi
+# XPT_ABORT as FreeBSD code sends it (guest/abort.c; the test module
+# pcamabort.ko, guest/abortmod.c, plays a peripheral: no userland interface
+# of 13.2 can name a held CCB). The host throttles target 2's drive again;
+# the module's first READ completes, the second is held, XPT_ABORT for it
+# completes CAM_REQ_CMP (1) and the held READ completes once, with
+# CAM_REQ_ABORTED (2); after the throttle is lifted a read elsewhere on the
+# disk returns the host pattern. On the LSI53C895A the abort is an ABORT
+# TAG the model acts on (a second one in QEMU's trace after the hold's,
+# each followed by its request cancelled). QEMU's AM53C974 model holds the
+# selection of the throttled READ open (no interrupt until the data
+# comes), so the core has no nexus to send the abort on: it marks the
+# command and reports it aborted when the target finishes it, once the
+# throttle has let the data through (the time printed; no ATN, no reset).
+if [ $hotplug = 1 ]; then
+  for l in "run 0" "first 0x01 abort 0x01 held 0x02 completions 1 after [0-9]+ ms" "after-read 0"; do
+    grep -aqxE "PCAMTEST abort $l" "$pre" || no "expected 'PCAMTEST abort $l', got: $(grep -a '^PCAMTEST abort ' "$pre" | tr '\n' '|')"
+  done
+  abms=$(sed -n 's/^PCAMTEST abort first .* after \([0-9]*\) ms$/\1/p' "$pre")
+  if [ $chip = sym ]; then
+    na=0
+    for ab in $(grep -n "^lsi_do_msgout_abort " "$work/trace.log" | cut -d: -f1); do
+      tail -n +"$ab" "$work/trace.log" | head -n 20 | grep -q "^scsi_req_cancel target 2 lun 0 " && na=$((na + 1))
+    done
+    [ "$na" -ge 2 ] || no "$na ABORT TAG messages followed by a cancelled request at target 2 in QEMU's trace, 2 expected (the hold's and XPT_ABORT's)"
+  fi
+  echo "ok: XPT_ABORT from a kernel module on a held READ at target 2: CAM_REQ_CMP, the READ completed once with CAM_REQ_ABORTED ${abms:-?} ms later, the disk reads right afterwards"
 fi
 # Hot removal and addition (init.c's hotplug(), the monitor commands in the
 # wait loop above). The 3 TiB disk (target 3) is removed while idle: the

@@ -29,23 +29,12 @@
  * after QEMU exits. pcamtest.mode "dump", "soak" and "bench" (icbench(),
  * the deterministic benchmark) run only their own part.
  */
+#include "guest.h"
 #include "pattern.h"
-
-/* FreeBSD amd64 system call numbers (sys/sys/syscall.h). */
-enum {
-    SYS_exit = 1, SYS_write = 4, SYS_open = 5, SYS_close = 6, SYS_sync = 36, SYS_ioctl = 54,
-    SYS_reboot = 55, SYS_clock_gettime = 232, SYS_kenv = 390, SYS_pread = 475, SYS_pwrite = 476,
-    SYS___sysctlbyname = 570, SYS_nanosleep = 240, SYS_fork = 2, SYS_wait4 = 7
-};
-#define CLOCK_MONOTONIC 4
-#define O_RDONLY 0
-#define O_RDWR 2
-#define RB_POWEROFF 0x4000
-#define DIOCGMEDIASIZE 0x40086481ul /* _IOR('d', 129, off_t) */
 
 /* syscall: number in rax, arguments in rdi, rsi, rdx, r10, r8, r9; the
  * carry flag says the result in rax is an errno. Returned here as -errno. */
-static long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
+long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
 {
     register long r10 __asm__("r10") = a4;
     register long r8 __asm__("r8") = a5;
@@ -58,14 +47,12 @@ static long sc6(long n, long a1, long a2, long a3, long a4, long a5, long a6)
     return cf ? -n : n;
 }
 
-static long sc(long n, long a1, long a2, long a3, long a4)
+long sc(long n, long a1, long a2, long a3, long a4)
 {
     return sc6(n, a1, a2, a3, a4, 0, 0);
 }
 
 /* The compiler may emit calls to these even in a freestanding program. */
-void *memset(void *d, int c, unsigned long n);
-void *memcpy(void *d, const void *s, unsigned long n);
 void *memset(void *d, int c, unsigned long n)
 {
     unsigned char *p = d;
@@ -92,12 +79,24 @@ static unsigned long slen(const char *s)
     return n;
 }
 
-static void put(const char *s)
+/* Console output a line at a time: one write() per line, so that the
+ * kernel's own console messages (CAM's, printed between two writes) cannot
+ * split a PCAMTEST line the host looks for. */
+void put(const char *s)
 {
-    sc(SYS_write, con, (long)s, (long)slen(s), 0);
+    static char line[512];
+    static unsigned long n;
+    unsigned long len = slen(s);
+    for (unsigned long i = 0; i < len; i++) {
+        line[n++] = s[i];
+        if (s[i] == '\n' || n == sizeof line) {
+            sc(SYS_write, con, (long)line, (long)n, 0);
+            n = 0;
+        }
+    }
 }
 
-static void put_num(unsigned long v)
+void put_num(unsigned long v)
 {
     char b[24];
     int i = (int)sizeof b - 1;
@@ -109,8 +108,8 @@ static void put_num(unsigned long v)
     put(b + i);
 }
 
-static unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
-static int fails;
+unsigned char buf[192 * 1024] __attribute__((aligned(4096)));
+int fails;
 static int small_unit; /* the first data disk not over 2 TiB: disklate's */
 
 /* One result line: "PCAMTEST daN WHAT ok|FAIL ...". */
@@ -136,7 +135,7 @@ static void result(int unit, const char *what, int ok, long detail)
 
 /* Compare len bytes read at block lba with a pattern; -1 = all match,
  * else the offset of the first difference. */
-static long check(unsigned long lba, unsigned long len, int guest)
+long check(unsigned long lba, unsigned long len, int guest)
 {
     for (unsigned long o = 0; o < len; o++) {
         unsigned long n = lba + o / 512;
@@ -247,7 +246,7 @@ static unsigned long ccb_get(unsigned off, unsigned bytes)
 }
 
 /* A signed number. */
-static void put_long(long v)
+void put_long(long v)
 {
     if (v < 0)
         put("-");
@@ -557,7 +556,7 @@ static void disklate(void)
 
 /* ---- hot removal and addition (loader.conf: pcamtest.hotplug="1") ---- */
 
-static void nap(unsigned long ms)
+void nap(unsigned long ms)
 {
     long ts[2] = {(long)(ms / 1000), (long)(ms % 1000) * 1000000};
     sc(SYS_nanosleep, (long)ts, 0, 0, 0);
@@ -922,6 +921,7 @@ void pcam_init_main(void)
     if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.mode", (long)mode, sizeof mode) == 5 && mode[0] == 'd' &&
         mode[1] == 'u' && mode[2] == 'm' && mode[3] == 'p' && mode[4] == '\0') {
         put("PCAMTEST start dump\n");
+        reload();
         dump_boot();
         put("PCAMTEST done, failures 1\n");
         sc(SYS_reboot, RB_POWEROFF, 0, 0, 0);
@@ -968,6 +968,7 @@ void pcam_init_main(void)
     pass_bad_input();
     if (sc(SYS_kenv, KENV_GET, (long)"pcamtest.hotplug", (long)mode, sizeof mode) == 2 && mode[0] == '1') {
         hold();
+        abort_held(find_unit(40ul << 20, 40ul << 20), 2);
         hotplug();
     }
     put("PCAMTEST done, failures ");
