@@ -59,7 +59,7 @@ static bool usable(unsigned t)
 static bool tagged(unsigned t, const pcam_lun *lun, const pcam_ccb *c)
 {
     return (c->flags & PCAM_CCB_TAGGED) != 0 && (bus.targets[t].dev.flags & PCAM_TGTF_NO_TAGS) == 0 &&
-           (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;
+           bus.targets[t].nego.user.tagged && (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;
 }
 
 /* The model of "can this LUN's head go out now". */
@@ -753,11 +753,14 @@ static void step(uint8_t op, uint8_t a, uint8_t b)
         engine_touch(op);
         break;
     }
-    case 11: /* target rejects tags / enters recovery; LUN loses or gains CmdQue */
+    case 11: /* target rejects tags / enters recovery / user limits forbid
+              * tags (PCAM_FN_SET_TRAN); LUN loses or gains CmdQue */
         if ((b & 3) == 0)
             bus.targets[a % NT].dev.flags ^= PCAM_TGTF_BLOCKED;
         else if ((b & 3) == 1)
             bus.targets[a % NT].dev.flags ^= PCAM_TGTF_NO_TAGS;
+        else if ((b & 7) == 7)
+            bus.targets[a % NT].nego.user.tagged = !bus.targets[a % NT].nego.user.tagged;
         else
             lun_at(a % NT, (a >> 4) % LPT)->dev.flags ^= PCAM_LUNF_TAGGED;
         engine_touch(op);
@@ -802,6 +805,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bus.plat.now_ns = fake_now;
     bus.luns = luns;
     bus.nluns = NT * LPT;
+    for (unsigned t = 0; t < NT; t++)
+        bus.targets[t].nego.user.tagged = true; /* as pcam_nego_init() leaves it */
     for (unsigned i = 0; i < NT * LPT; i++) {
         pcam_q_lun_init(&bus, &luns[i]);
         luns[i].dev.flags = (uint8_t)(PCAM_LUNF_PRESENT | ((data[4] >> (1 + i % 7)) & 1 ? 0 : PCAM_LUNF_TAGGED));

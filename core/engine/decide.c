@@ -95,7 +95,7 @@ static bool dec_start(pcam_bus *bus, pcam_ccb *c, bool sense)
         d.sg = c->u.io.sg;
         d.sg_count = c->u.io.sg_count;
         d.data_len = c->u.io.data_len;
-        if ((c->flags & PCAM_CCB_DIS_DISCONNECT) == 0)
+        if ((c->flags & PCAM_CCB_DIS_DISCONNECT) == 0 && bus->targets[c->target].nego.user.disconnect)
             d.flags |= PCAM_HAL_CMD_DISCONNECT;
         if ((bus->caps.flags & PCAM_HAL_CAP_AUTOSENSE) != 0 &&
             (c->flags & PCAM_CCB_DIS_AUTOSENSE) == 0 && c->u.io.sense_len != 0) {

@@ -42,7 +42,10 @@ void pcam_eng_select(pcam_bus *bus, pcam_ccb *ccb, uint8_t kind, uint8_t extra_m
     uint8_t *m = bus->eng.msgout;
     uint8_t len = 0;
     bool sense = (ccb->priv.flags & PCAM_CF_SENSE) != 0;
-    bool disc = kind == SK_IO && !sense && (ccb->flags & PCAM_CCB_DIS_DISCONNECT) == 0;
+    /* Disconnect privilege only where the CCB and the user's limits for the
+     * target (PCAM_FN_SET_TRAN, a card's NVRAM) both allow it. */
+    bool disc = kind == SK_IO && !sense && (ccb->flags & PCAM_CCB_DIS_DISCONNECT) == 0 &&
+                bus->targets[ccb->target].nego.user.disconnect;
     pcam_hal_select sel;
 
     add_msg(&len, pcam_msg_build_identify(m, PCAM_MSGOUT_BYTES, ccb->lun, disc));

@@ -95,8 +95,11 @@ static inline bool pcam_q_wants_tag(const pcam_bus *bus, uint8_t target, const p
 {
     if ((ccb->flags & PCAM_CCB_TAGGED) == 0)
         return false;
-    /* A target that answered a tag message with MESSAGE REJECT gets none. */
-    if (target < PCAM_MAX_TARGETS && (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0)
+    /* A target that answered a tag message with MESSAGE REJECT gets none,
+     * nor one whose user limits say no tags (PCAM_FN_SET_TRAN, a card's
+     * NVRAM: the limit is the embedder's word, not a hint). */
+    if (target < PCAM_MAX_TARGETS && ((bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) != 0 ||
+                                      !bus->targets[target].nego.user.tagged))
         return false;
     /* Without CmdQue in INQUIRY a tag message is a protocol error. */
     return (lun->dev.flags & PCAM_LUNF_TAGGED) != 0;

@@ -571,8 +571,9 @@ bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun)
     if (i >= bus->nluns)
         return false;
     /* The same two facts the queue asks before it sends a tag message
-     * (pcam_q_wants_tag()): CmdQue in INQUIRY, and no MESSAGE REJECT of a tag. */
+     * (pcam_q_wants_tag()): CmdQue in INQUIRY, no MESSAGE REJECT of a tag, and
+     * the user's limits allow tags. */
     const pcam_lun *l = &bus->luns[i];
     return (l->dev.flags & PCAM_LUNF_PRESENT) != 0 && (l->dev.flags & PCAM_LUNF_TAGGED) != 0 &&
-           (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) == 0;
+           (bus->targets[target].dev.flags & PCAM_TGTF_NO_TAGS) == 0 && bus->targets[target].nego.user.tagged;
 }

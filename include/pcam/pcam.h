@@ -189,8 +189,10 @@ typedef struct pcam_xfer_settings {
     uint8_t offset;       /**< REQ/ACK offset (0 = asynchronous). */
     uint8_t width;        /**< Width exponent: 0 narrow, 1 wide. */
     uint8_t ppr_options;  /**< PPR protocol options (DT 0x02, IU 0x01, QAS 0x04). */
-    bool disconnect;      /**< Disconnect privilege granted. */
-    bool tagged;          /**< Tagged queuing in use. */
+    bool disconnect;      /**< Disconnect privilege granted. In the user limits: false means
+                               no command to the target is sent with DiscPriv. */
+    bool tagged;          /**< Tagged queuing in use. In the user limits: false means no
+                               command to the target carries a tag, whatever its CCB asks. */
 } pcam_xfer_settings;
 
 /** Transfer settings request (#PCAM_FN_GET_TRAN, #PCAM_FN_SET_TRAN). */

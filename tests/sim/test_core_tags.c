@@ -19,7 +19,9 @@
  *      everything after it later), and HEAD OF QUEUE overtakes both the
  *      core's pending queue and the target's task set;
  *  (d) a target that rejects tag messages gets untagged commands and a
- *      random read/write run on it still verifies.
+ *      random read/write run on it still verifies; so does a target whose
+ *      user limits (PCAM_FN_SET_TRAN, as a card's NVRAM sets them) allow
+ *      neither tags nor disconnection, and it is never offered either.
  *
  * Where an expectation comes from: SAM-2 task attributes (an untagged task
  * is alone in the task set of its LU, an ORDERED task is a barrier, a HEAD
@@ -825,18 +827,37 @@ static void head_of_queue_polled(void **state)
 
 /* ------------------------------------------------------------------ */
 /* (d) a target that rejects tag messages. Target 0 rejects them, target 1
- * (a control) does not; both run the same random verified workload. */
+ * (a control) does not; both run the same random verified workload. With
+ * by_user, target 0 would take tags but its user limits forbid tags and
+ * disconnection: the core must offer neither (no tag message, IDENTIFY
+ * without DiscPriv, so the target never disconnects: SPI-2). */
 
-static void reject_tags(bool polled)
+static void user_limits(simrig *r, uint8_t t, bool tagged, bool disconnect)
+{
+    rig_ccb tran;
+    memset(&tran, 0, sizeof tran);
+    tran.ccb.func = PCAM_FN_GET_TRAN;
+    tran.ccb.target = t;
+    tran.ccb.u.tran.type = PCAM_TRAN_USER;
+    assert_int_equal(rig_sync(r, &tran, RIG_S(1)), PCAM_REQ_CMP);
+    tran.ccb.func = PCAM_FN_SET_TRAN;
+    tran.ccb.u.tran.settings.tagged = tagged;
+    tran.ccb.u.tran.settings.disconnect = disconnect;
+    assert_int_equal(rig_sync(r, &tran, RIG_S(1)), PCAM_REQ_CMP);
+}
+
+static void reject_tags(bool polled, bool by_user)
 {
     static const uint8_t paths[2][2] = {{0, 0}, {1, 0}};
     pcam_sim_target_config tcs[2];
     pcam_sim_target_config_defaults(&tcs[0]);
     pcam_sim_target_config_defaults(&tcs[1]);
-    tcs[0].reject_tags = true;
+    tcs[0].reject_tags = !by_user;
     world *w = calloc(1, sizeof *w);
     assert_non_null(w);
     world_init(w, polled, NULL, tcs, paths, 2);
+    if (by_user)
+        user_limits(&w->r, 0, false, true);
     w->r.check_every = 7;
     pcam_sim_target_stats before[2];
     pcam_sim_target_stats_get(w->r.sim, 0, &before[0]);
@@ -877,7 +898,7 @@ static void reject_tags(bool polled)
     /* Target 0: every command ran untagged. The core offered a tag once and,
      * rejected, never again (SPI-2: a rejected queue tag message means no
      * tagged queuing on that target). */
-    assert_int_equal(ts0.tags_rejected, 1);
+    assert_int_equal(ts0.tags_rejected, by_user ? 0 : 1);
     assert_true(ts0.untagged - before[0].untagged > 0);
     assert_int_equal(ts0.simple + ts0.ordered + ts0.head_of_queue, 0);
     assert_false(pcam_sim_target_tags_in_use(w->r.sim, 0));
@@ -902,10 +923,29 @@ static void reject_tags(bool polled)
     for (unsigned i = 0; i < 2; i++)
         assert_memory_equal(w->r.stores[w->disks[i].t][w->disks[i].l], w->disks[i].ref,
                             BLOCKS * 512u);
-    for (unsigned i = 0; i < 2 * DEPTH; i++) {
+    for (unsigned i = 0; i < 2 * DEPTH; i++)
         assert_int_equal(slots[i].rc.done_count, 1);
-        free(slots[i].buf);
+    if (by_user) {
+        /* Untagged, target 0 still disconnected; without disconnect
+         * privilege in its user limits it never does (the IDENTIFY goes
+         * without DiscPriv), and its data stays right. */
+        pcam_sim_target_stats_get(w->r.sim, 0, &before[0]);
+        assert_true(ts0.disconnects > 0);
+        user_limits(&w->r, 0, false, false);
+        w->refill = false;
+        uint64_t done0 = w->completed;
+        for (unsigned i = 0; i < 8; i++)
+            issue_random(w, &slots[i], PCAM_TAG_SIMPLE);
+        assert_true(run_count(w, &w->completed, done0 + 8, RIG_S(60)));
+        pcam_sim_target_stats_get(w->r.sim, 0, &ts0);
+        assert_int_equal(ts0.untagged - before[0].untagged, 8);
+        assert_int_equal(ts0.disconnects - before[0].disconnects, 0);
+        assert_int_equal(w->errors, 0);
+        assert_int_equal(w->mismatches, 0);
+        assert_memory_equal(w->r.stores[w->disks[0].t][w->disks[0].l], w->disks[0].ref, BLOCKS * 512u);
     }
+    for (unsigned i = 0; i < 2 * DEPTH; i++)
+        free(slots[i].buf);
     free(slots);
     world_fini(w);
     free(w);
@@ -914,13 +954,25 @@ static void reject_tags(bool polled)
 static void reject_tags_interrupt(void **state)
 {
     (void)state;
-    reject_tags(false);
+    reject_tags(false, false);
 }
 
 static void reject_tags_polled(void **state)
 {
     (void)state;
-    reject_tags(true);
+    reject_tags(true, false);
+}
+
+static void user_no_tags_interrupt(void **state)
+{
+    (void)state;
+    reject_tags(false, true);
+}
+
+static void user_no_tags_polled(void **state)
+{
+    (void)state;
+    reject_tags(true, true);
 }
 
 int main(void)
@@ -938,6 +990,8 @@ int main(void)
         cmocka_unit_test(head_of_queue_polled),
         cmocka_unit_test(reject_tags_interrupt),
         cmocka_unit_test(reject_tags_polled),
+        cmocka_unit_test(user_no_tags_interrupt),
+        cmocka_unit_test(user_no_tags_polled),
     };
     /* PCAM_TEST_FILTER=reject_tags* runs one scenario while diagnosing. */
     if (getenv("PCAM_TEST_FILTER") != NULL)

@@ -68,6 +68,9 @@ static int setup(void **state)
         pcam_q_lun_init(&f->bus, &f->luns[i]);
         f->luns[i].dev.flags = PCAM_LUNF_PRESENT | PCAM_LUNF_TAGGED;
     }
+    /* The user's limits allow tags, as pcam_nego_init() leaves them. */
+    for (unsigned t = 0; t < NT; t++)
+        f->bus.targets[t].nego.user.tagged = true;
     *state = f;
     return 0;
 }
