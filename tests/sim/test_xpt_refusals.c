@@ -23,7 +23,10 @@
  *    through); a CCB handed in again while the core holds it is dropped,
  *    so it still completes exactly once, with its data;
  *  - the back-end's calls and the LUN queries with no bus or a LUN
- *    outside it answer PCAM_ERR_NULL, 0 or false.
+ *    outside it answer PCAM_ERR_NULL, 0 or false;
+ *  - async registrations: the same callback and argument again replaces
+ *    the mask, a NULL callback removes it (PCAM_REQ_INVALID when there is
+ *    none), PCAM_RESRC_UNAVAIL past PCAM_ASYNC_SLOTS.
  * Every refused CCB completes once, at once, with nothing transferred
  * (resid = data_len).
  */
@@ -456,6 +459,75 @@ static void test_null_bus_calls(void **state)
     busfx_free(f);
 }
 
+static unsigned resets_seen[5];
+
+static void on_async(void *arg, uint32_t code, uint8_t target, uint8_t lun)
+{
+    (void)target;
+    (void)lun;
+    if (code == PCAM_AC_BUS_RESET)
+        resets_seen[(uintptr_t)arg]++;
+}
+
+static uint32_t set_async(busfx *f, pcam_async_fn cb, uintptr_t arg, uint32_t events)
+{
+    rig_ccb rc;
+    memset(&rc, 0, sizeof rc);
+    rc.ccb.func = PCAM_FN_SET_ASYNC;
+    rc.ccb.u.async.cb = cb;
+    rc.ccb.u.async.arg = (void *)arg;
+    rc.ccb.u.async.events = events;
+    rig_submit(&f->r, &rc);
+    assert_int_equal(rc.done_count, 1);
+    return rc.ccb.status & PCAM_STATUS_MASK;
+}
+
+static void reset_bus(busfx *f)
+{
+    rig_ccb rc;
+    memset(&rc, 0, sizeof rc);
+    rc.ccb.func = PCAM_FN_RESET_BUS;
+    assert_int_equal(rig_sync(&f->r, &rc, RIG_S(10)), PCAM_REQ_CMP);
+}
+
+/* PCAM_FN_SET_ASYNC (pcam.h): a registration again with the same callback
+ * and argument replaces its mask, a NULL callback removes it (and removing
+ * one never made is PCAM_REQ_INVALID), PCAM_ASYNC_SLOTS at most. */
+static void test_async_registrations(void **state)
+{
+    (void)state;
+    busfx *f = busfx_new();
+    memset(resets_seen, 0, sizeof resets_seen);
+    assert_int_equal(set_async(f, on_async, 1, PCAM_AC_BUS_RESET), PCAM_REQ_CMP);
+    reset_bus(f);
+    assert_int_equal(resets_seen[1], 1);
+    assert_int_equal(set_async(f, on_async, 1, PCAM_AC_LOST_DEVICE), PCAM_REQ_CMP);
+    reset_bus(f);
+    assert_int_equal(resets_seen[1], 1);
+    assert_int_equal(set_async(f, on_async, 1, PCAM_AC_BUS_RESET), PCAM_REQ_CMP);
+    for (uintptr_t a = 2; a <= PCAM_ASYNC_SLOTS; a++)
+        assert_int_equal(set_async(f, on_async, a, PCAM_AC_BUS_RESET), PCAM_REQ_CMP);
+    assert_int_equal(set_async(f, on_async, PCAM_ASYNC_SLOTS + 1, PCAM_AC_BUS_RESET), PCAM_RESRC_UNAVAIL);
+    reset_bus(f);
+    for (unsigned a = 2; a <= PCAM_ASYNC_SLOTS; a++)
+        assert_int_equal(resets_seen[a], 1);
+    assert_int_equal(resets_seen[1], 2);
+    assert_int_equal(set_async(f, NULL, 1, 0), PCAM_REQ_CMP);
+    assert_int_equal(set_async(f, NULL, 1, 0), PCAM_REQ_INVALID);
+    reset_bus(f);
+    assert_int_equal(resets_seen[1], 2);
+    assert_int_equal(resets_seen[2], 2);
+
+    pcam_counters c;
+    pcam_event ev;
+    assert_int_equal(pcam_bus_get_counters(NULL, 0, &c), PCAM_ERR_NULL);
+    assert_int_equal(pcam_bus_get_counters(&f->r.bus, 0, NULL), PCAM_ERR_NULL);
+    assert_int_equal(pcam_bus_get_counters(&f->r.bus, PCAM_MAX_TARGETS, &c), PCAM_ERR_RANGE);
+    assert_int_equal(pcam_bus_read_events(NULL, &ev, 1), 0);
+    assert_int_equal(pcam_bus_read_events(&f->r.bus, NULL, 1), 0);
+    busfx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_other_refusals),
         cmocka_unit_test(test_resubmit_while_held),
         cmocka_unit_test(test_null_bus_calls),
+        cmocka_unit_test(test_async_registrations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
