@@ -26,7 +26,9 @@
  *    outside it answer PCAM_ERR_NULL, 0 or false;
  *  - async registrations: the same callback and argument again replaces
  *    the mask, a NULL callback removes it (PCAM_REQ_INVALID when there is
- *    none), PCAM_RESRC_UNAVAIL past PCAM_ASYNC_SLOTS.
+ *    none), PCAM_RESRC_UNAVAIL past PCAM_ASYNC_SLOTS;
+ *  - a scan waiting behind another can be aborted, the one on the bus not
+ *    (PCAM_REQ_INVALID); a shutdown ends the waiting ones, REQ_ABORTED.
  * Every refused CCB completes once, at once, with nothing transferred
  * (resid = data_len).
  */
@@ -528,6 +530,50 @@ static void test_async_registrations(void **state)
     busfx_free(f);
 }
 
+/* A scan waiting behind another can be aborted (it completes
+ * PCAM_REQ_ABORTED, the abort PCAM_REQ_CMP); the one on the bus cannot
+ * (PCAM_REQ_INVALID: it is already asking the targets) and finishes; a
+ * shutdown ends the scans still waiting with PCAM_REQ_ABORTED. */
+static void test_scan_abort_and_shutdown(void **state)
+{
+    (void)state;
+    busfx *f = busfx_new();
+    rig_ccb s1, s2, s3, ab;
+    memset(&s1, 0, sizeof s1);
+    memset(&s2, 0, sizeof s2);
+    memset(&s3, 0, sizeof s3);
+    s1.ccb.func = s2.ccb.func = s3.ccb.func = PCAM_FN_SCAN_BUS;
+    rig_submit(&f->r, &s1);
+    rig_submit(&f->r, &s2);
+    assert_int_equal(s1.done_count + s2.done_count, 0);
+    memset(&ab, 0, sizeof ab);
+    ab.ccb.func = PCAM_FN_ABORT;
+    ab.ccb.u.abort.victim = &s1.ccb;
+    refused(f, &ab, PCAM_REQ_INVALID);
+    memset(&ab, 0, sizeof ab);
+    ab.ccb.func = PCAM_FN_ABORT;
+    ab.ccb.u.abort.victim = &s2.ccb;
+    refused(f, &ab, PCAM_REQ_CMP);
+    assert_int_equal(s2.done_count, 1);
+    assert_int_equal(s2.ccb.status & PCAM_STATUS_MASK, PCAM_REQ_ABORTED);
+    for (unsigned i = 0; i < 1000000 && s1.done_count == 0 && simrig_step(&f->r); i++)
+        ;
+    assert_int_equal(s1.done_count, 1);
+    assert_int_equal(s1.ccb.status & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    /* Two more, and the bus shut down under them. */
+    memset(&s1, 0, sizeof s1);
+    s1.ccb.func = PCAM_FN_SCAN_BUS;
+    rig_submit(&f->r, &s1);
+    rig_submit(&f->r, &s3);
+    pcam_bus_shutdown(&f->r.bus);
+    while (simrig_step(&f->r))
+        ;
+    assert_int_equal(s1.done_count, 1);
+    assert_int_equal(s3.done_count, 1);
+    assert_int_equal(s3.ccb.status & PCAM_STATUS_MASK, PCAM_REQ_ABORTED);
+    busfx_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +586,7 @@ int main(void)
         cmocka_unit_test(test_resubmit_while_held),
         cmocka_unit_test(test_null_bus_calls),
         cmocka_unit_test(test_async_registrations),
+        cmocka_unit_test(test_scan_abort_and_shutdown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
