@@ -11,7 +11,8 @@
  *    another build; a NULL configuration means the defaults; a chip wider
  *    than the build is driven at the build's width, without WIDE;
  *  - pcam_action(): a SCSI I/O with a CDB of no length, of a length its
- *    opcode group does not have, a buffer the DMA cannot align, a
+ *    opcode group does not have, a direction past OUT, a length with no
+ *    direction, a buffer the DMA cannot align, a
  *    scatter-gather entry with no address, a list shorter than data_len or
  *    adding up past 4 GiB, more than the chip's max_xfer, sense length
  *    without a sense buffer is PCAM_REQ_INVALID or PCAM_REQ_TOO_BIG; a
@@ -328,6 +329,12 @@ static void test_scsiio_refusals(void **state)
     refused(f, &rc, PCAM_REQ_INVALID);
     read10(&rc, buf, 512);
     rc.ccb.u.io.cdb_len = 6; /* READ(10) is group 1: 10 bytes */
+    refused(f, &rc, PCAM_REQ_INVALID);
+    read10(&rc, buf, 512);
+    rc.ccb.u.io.dir = (pcam_dir)(PCAM_DIR_OUT + 1);
+    refused(f, &rc, PCAM_REQ_INVALID);
+    read10(&rc, buf, 512);
+    rc.ccb.u.io.dir = PCAM_DIR_NONE; /* with a data length */
     refused(f, &rc, PCAM_REQ_INVALID);
     read10(&rc, buf + 1, 512); /* the chip wants 2-byte alignment */
     refused(f, &rc, PCAM_REQ_INVALID);
