@@ -277,7 +277,7 @@ static int usage(void)
             "                 [--timeout-ms MS]   (the bus's default command timeout, default 30000)\n"
             "                 [--csv FILE] [--series-csv FILE] [--interval-ms MS] [--latency-csv FILE]\n"
             "                 [--json-file FILE]   (results for plotting: bench/plots.sh)\n"
-            "       %s --qemu [--chip am53c974|lsi53c895a] [--seconds S] [--commands N] [--image FILE]\n"
+            "       %s --qemu [--chip am53c974|lsi53c895a|mptsas1068|virtio-scsi] [--seconds S] [--commands N] [--image FILE]\n"
             "                 [--bounce] [--scripts] [--record FILE] [--json]\n"
             "                 (random reads on a QEMU controller; --qemu --help for more)\n"
             "       %s --sweep [--short] [--seeds N] [--seconds S] ...   (the fairness sweep; --sweep --help)\n",

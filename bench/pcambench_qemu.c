@@ -26,12 +26,13 @@
 
 #include "pcambench.h"
 
-#if !defined(PCAMBENCH_HAVE_QEMU) && !defined(PCAMBENCH_HAVE_QEMU_SYM) && !defined(PCAMBENCH_HAVE_QEMU_MPT)
+#if !defined(PCAMBENCH_HAVE_QEMU) && !defined(PCAMBENCH_HAVE_QEMU_SYM) && !defined(PCAMBENCH_HAVE_QEMU_MPT) && \
+    !defined(PCAMBENCH_HAVE_QEMU_VIRTIO)
 int pcambench_qemu_main(int argc, char **argv, const char *name)
 {
     (void)argc;
     (void)argv;
-    fprintf(stderr, "%s: --qemu is not in this build (it needs osshim/posix and hal/esp or hal/sym)\n", name);
+    fprintf(stderr, "%s: --qemu is not in this build (it needs osshim/posix and hal/esp, hal/sym, hal/mpt or hal/virtio)\n", name);
     return 2;
 }
 #else
@@ -44,6 +45,9 @@ int pcambench_qemu_main(int argc, char **argv, const char *name)
 #endif
 #ifdef PCAMBENCH_HAVE_QEMU_MPT
 #include "pcam_qemu_mpt.h"
+#endif
+#ifdef PCAMBENCH_HAVE_QEMU_VIRTIO
+#include "pcam_qemu_virtio.h"
 #endif
 
 #define MAXD 16
@@ -96,6 +100,16 @@ static void mpt_regs(void *sc, qb_regs *r)
     r->dma_runs = UINT64_MAX;
 }
 #endif
+#ifdef PCAMBENCH_HAVE_QEMU_VIRTIO
+static void virtio_regs(void *sc, qb_regs *r)
+{
+    pcam_virtio_stats s;
+    pcam_virtio_get_stats(sc, &s);
+    r->reads = s.reg_reads;
+    r->writes = s.reg_writes;
+    r->dma_runs = UINT64_MAX;
+}
+#endif
 
 static const qb_chip chips[] = {
 #ifdef PCAMBENCH_HAVE_QEMU
@@ -110,6 +124,10 @@ static const qb_chip chips[] = {
 #ifdef PCAMBENCH_HAVE_QEMU_MPT
     /* The IOC runs whole commands: no SCRIPTS to count. */
     {"mptsas1068", "qemu-mptsas1068", "hal/mpt", &pcam_qemu_chip_mptsas1068, {1, 4, 16}, true, NULL, mpt_regs},
+#endif
+#ifdef PCAMBENCH_HAVE_QEMU_VIRTIO
+    {"virtio-scsi", "qemu-virtio-scsi", "hal/virtio", &pcam_qemu_chip_virtio_scsi, {1, 4, 16}, true, NULL,
+     virtio_regs},
 #endif
 };
 #define NCHIPS (sizeof chips / sizeof chips[0])

@@ -19,18 +19,23 @@ work=$OUT/obj
 mkdir -p "$OUT" "$work"
 inc="-I$src/include -I$src/core/include -I$src/hal/sim -I$src/aspi/include"
 # The libraries the targets link: the core, hal/sim (whole-engine targets),
-# the ASPI layer (fuzz_aspi).
+# the ASPI layer (fuzz_aspi), hal/mpt and hal/virtio (fuzz_mpt, fuzz_virtio).
 objs=""
-for f in "$src"/core/*/*.c "$src"/hal/sim/*.c "$src"/aspi/*.c; do
+for f in "$src"/core/*/*.c "$src"/hal/sim/*.c "$src"/aspi/*.c "$src"/hal/mpt/*.c "$src"/hal/virtio/*.c; do
     o=$work/$(echo "$f" | sed "s|$src/||; s|/|_|g; s|\.c$|.o|")
     # shellcheck disable=SC2086
     $CC $CFLAGS -std=c99 $inc -c "$f" -o "$o"
     objs="$objs $o"
 done
 # Parsers outside the libraries: wnaspi32.ini's (aspi/win32, plain C) with
-# pcamctl's topology parser, which it calls (fuzz_wnaspi32_ini).
+# pcamctl's topology parser, which it calls (fuzz_wnaspi32_ini); pcamctl's
+# VPD decoders (fuzz_vpd); the lying IOC and device of fuzz_mpt and
+# fuzz_virtio, and the upper layer both play (fuzz/upper.c).
 inc="$inc -I$src/aspi/win32 -I$src/examples/pcamctl -I$src/tests/support"
-for f in "$src"/aspi/win32/w32_ini.c "$src"/aspi/win32/w32_config.c "$src"/examples/pcamctl/simspec.c; do
+inc="$inc -I$src/tests/mpt/model -I$src/tests/virtio/model -I$src/fuzz"
+for f in "$src"/aspi/win32/w32_ini.c "$src"/aspi/win32/w32_config.c "$src"/examples/pcamctl/simspec.c \
+         "$src"/examples/pcamctl/vpd.c "$src"/examples/pcamctl/out.c "$src"/tests/mpt/model/mptm.c \
+         "$src"/tests/virtio/model/viom.c "$src"/fuzz/upper.c; do
     o=$work/$(echo "$f" | sed "s|$src/||; s|/|_|g; s|\.c$|.o|")
     # shellcheck disable=SC2086
     $CC $CFLAGS -std=c99 -D_POSIX_C_SOURCE=200809L $inc -c "$f" -o "$o"

@@ -9,8 +9,8 @@
  * own choosing (lent or not, aligned or not) with any function, length,
  * IOCStatus, SCSI state, transfer and sense count; events with any code and
  * data length; faults. The core above it is real, and the input also
- * plays the upper layer (I/O with and without data, scatter-gather, sense
- * buffers, tags; aborts and resets), and time (timeouts walk the ladder).
+ * plays the upper layer (upper.c: I/O with and without data, scatter-gather,
+ * sense buffers, tags; aborts and resets), and time (timeouts walk the ladder).
  *
  * Checked on every input: every CCB completes exactly once (at once if
  * twice; after pcam_bus_shutdown() none is left); the DMA area, data and
@@ -32,8 +32,7 @@
 #include "pcam/pcam.h"
 #include "pcam/pcam_mpt.h"
 #include "mptm.h"
-
-#define NCCB 24
+#include "upper.h"
 
 static void address_reply(uint8_t a, uint8_t b, uint8_t c)
 {
@@ -68,113 +67,6 @@ static void address_reply(uint8_t a, uint8_t b, uint8_t c)
     mptm_push(0x80000000u | (frame >> 1));
 }
 
-static unsigned done_count[NCCB];
-static pcam_ccb ccbs[NCCB];
-static bool busy[NCCB];
-
-static void on_done(pcam_ccb *c)
-{
-    unsigned i = (unsigned)(c - ccbs);
-    if (++done_count[i] > 1) {
-        fprintf(stderr, "CCB %u completed twice\n", i);
-        abort();
-    }
-    busy[i] = false;
-    free(c->u.io.data);
-    free(c->u.io.sense);
-    c->u.io.data = NULL;
-    c->u.io.sense = NULL;
-}
-
-static void check(pcam_bus *bus)
-{
-    const char *v = pcam_bus_check_invariants(bus);
-    if (v != NULL) {
-        fprintf(stderr, "invariant: %s\n", v);
-        abort();
-    }
-}
-
-static void submit(pcam_bus *bus, uint8_t a, uint8_t b, uint8_t c)
-{
-    unsigned i = a % NCCB;
-    pcam_ccb *k = &ccbs[i];
-    if (busy[i])
-        return;
-    memset(k, 0, sizeof *k);
-    done_count[i] = 0;
-    k->func = PCAM_FN_SCSI_IO;
-    k->target = (uint8_t)(b & 0x0F);
-    k->lun = (uint8_t)((b >> 4) & 1);
-    k->done = on_done;
-    k->timeout_ms = 100u * (1u + (c & 0x1F));
-    uint32_t len = (c & 0x20) != 0 ? 512u * (1u + (a >> 5)) : 0;
-    uint8_t cdb[10] = {len != 0 ? 0x28 : 0x00};
-    if (len != 0) {
-        cdb[8] = (uint8_t)(len / 512u);
-        k->u.io.dir = (c & 0x40) != 0 ? PCAM_DIR_OUT : PCAM_DIR_IN;
-        if (k->u.io.dir == PCAM_DIR_OUT)
-            cdb[0] = 0x2A;
-        k->u.io.data = calloc(1, len);
-        k->u.io.data_len = len;
-    }
-    memcpy(k->u.io.cdb, cdb, 10);
-    k->u.io.cdb_len = len != 0 ? 10 : 6;
-    k->u.io.sense_len = (uint8_t)(18u + (b & 0x0E));
-    k->u.io.sense = calloc(1, k->u.io.sense_len); /* a lying IOC may claim sense it never wrote */
-    if ((c & 0x80) != 0) {
-        k->flags |= PCAM_CCB_TAGGED;
-        k->u.io.tag_action = (uint8_t)(0x20 + (a & 1) + ((b & 1) << 1) % 3);
-    }
-    busy[i] = true;
-    pcam_action(bus, k);
-}
-
-static pcam_ccb mccb;
-static unsigned mdone;
-static bool mbusy;
-
-static void misc_done(pcam_ccb *c)
-{
-    (void)c;
-    if (++mdone > 1) {
-        fprintf(stderr, "management CCB completed twice\n");
-        abort();
-    }
-    mbusy = false;
-}
-
-/* Abort, device reset, bus reset or a LUN scan: one at a time. */
-static void misc(pcam_bus *bus, uint8_t a, uint8_t b)
-{
-    if (mbusy)
-        return;
-    memset(&mccb, 0, sizeof mccb);
-    mccb.target = (uint8_t)(b & 0x0F);
-    mccb.done = misc_done;
-    switch (a % 4u) {
-    case 0:
-        if (!busy[b % NCCB])
-            return;
-        mccb.func = PCAM_FN_ABORT;
-        mccb.u.abort.victim = &ccbs[b % NCCB];
-        break;
-    case 1:
-        mccb.func = PCAM_FN_RESET_DEV;
-        mccb.flags = (b & 0x80) != 0 ? PCAM_CCB_LUN_RESET : 0;
-        break;
-    case 2:
-        mccb.func = PCAM_FN_RESET_BUS;
-        break;
-    default:
-        mccb.func = PCAM_FN_SCAN_LUN;
-        break;
-    }
-    mdone = 0;
-    mbusy = true;
-    pcam_action(bus, &mccb);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -193,10 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     cfg.dma_va = mptm_dma();
     cfg.dma_bus = MPTM_DMA_BUS;
     cfg.dma_len = PCAM_MPT_DMA_BYTES;
-    memset(ccbs, 0, sizeof ccbs);
-    memset(busy, 0, sizeof busy);
-    memset(done_count, 0, sizeof done_count);
-    mbusy = false;
+    upper_reset();
     if (pcam_mpt_attach(&sc, &cfg, &plat, &hal) != PCAM_OK) {
         mptm_end();
         return 0;
@@ -215,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         switch (op % 8u) {
         case 0:
         case 1:
-            submit(&bus, a, b, c);
+            upper_submit(&bus, a, b, c);
             break;
         case 2: { /* a context reply */
             uint8_t func = 0;
@@ -231,7 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 mptm_set_state(MPTM_FAULT | b);
             break;
         case 5:
-            misc(&bus, a, b);
+            upper_misc(&bus, a, b);
             break;
         case 6:
             mptm_advance((uint64_t)(a + 1) * 20000000u);
@@ -242,19 +131,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         if (mptm_pending() || (op & 0x10) != 0)
             pcam_bus_intr(&bus);
-        check(&bus);
+        upper_check(&bus);
     }
     pcam_bus_shutdown(&bus);
-    if (mbusy) {
-        fprintf(stderr, "management CCB never completed\n");
-        abort();
-    }
-    for (unsigned i = 0; i < NCCB; i++) {
-        if (busy[i]) {
-            fprintf(stderr, "CCB %u never completed\n", i);
-            abort();
-        }
-    }
+    upper_finish();
     pcam_mpt_stop(&sc);
     mptm_end();
     return 0;

@@ -16,6 +16,7 @@
 #include "pcam/pcam_sense.h"
 #include "pcam/pcam_sym.h"
 #include "pcam/pcam_mpt.h"
+#include "pcam/pcam_virtio.h"
 
 #define SZ(t) printf("%-22s %zu\n", #t, sizeof(t))
 
@@ -31,6 +32,7 @@ int main(void)
     SZ(pcam_esp_config);
     SZ(pcam_sym_config);
     SZ(pcam_mpt_config);
+    SZ(pcam_virtio_config);
     /* Out-parameters and codec state the library writes. */
     SZ(pcam_counters);
     SZ(pcam_event);
@@ -45,10 +47,14 @@ int main(void)
     SZ(pcam_sym_stats);
     SZ(pcam_mpt_stats);
     SZ(pcam_mpt_facts);
+    SZ(pcam_virtio_stats);
+    SZ(pcam_virtio_facts);
+    SZ(pcam_virtio_caps);
     /* The back-ends' storage (checked by size at attach all the same). */
     SZ(pcam_esp);
     SZ(pcam_sym);
     SZ(pcam_mpt);
+    SZ(pcam_virtio);
     printf("changes: sizeof(pcam_bus) %zu\n", sizeof(pcam_bus));
     return 0;
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * A pcam bus on QEMU's AM53C974, its LSI53C895A with QBUS_SYM or its
- * SAS1068 with QBUS_MPT (see qemu_bus.h): one harness for the chips' QEMU
- * tests.
+ * A pcam bus on QEMU's AM53C974, its LSI53C895A with QBUS_SYM, its
+ * SAS1068 with QBUS_MPT or its virtio-scsi-pci with QBUS_VIRTIO (see
+ * qemu_bus.h): one harness for the chips' QEMU tests.
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -69,7 +69,7 @@ static void start(qbus *b, const pcam_qemu_drive *drives, size_t ndrives, const 
     if (rc != 0)
         fail_msg("opening the bus on QEMU's " QBUS_CHIP ": %d: %s", rc, err);
     live = b;
-#if !defined(QBUS_SYM) && !defined(QBUS_MPT)
+#if !defined(QBUS_SYM) && !defined(QBUS_MPT) && !defined(QBUS_VIRTIO)
     assert_int_equal(pcam_esp_get_chip(b->sc), PCAM_ESP_AM53C974);
 #endif
 }
@@ -98,7 +98,7 @@ void qbus_stop(qbus *b)
     live = NULL;
     if (violation != NULL)
         fail_msg("core invariant violated: %s", violation);
-#if defined(QBUS_SYM) || defined(QBUS_MPT)
+#if defined(QBUS_SYM) || defined(QBUS_MPT) || defined(QBUS_VIRTIO)
     assert_int_equal(nlive, 1); /* every dma_map was unmapped; the back-end's DMA area is the one left */
 #else
     assert_int_equal(nlive, 0); /* every dma_map was unmapped */
@@ -253,6 +253,320 @@ void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt
     assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &cnt), PCAM_OK);
     assert_int_equal(cnt.check_conditions, 1); /* the power-on UNIT ATTENTION, retried away */
     assert_int_equal(cnt.errors, 0);
+    free(buf);
+    free(want);
+}
+
+void qbus_scan_lun0(qbus *b, uint8_t t)
+{
+    qccb c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(b, &c, PCAM_FN_SCAN_LUN, t, 0, 30000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+}
+
+void qbus_io10(qccb *c, uint8_t t, bool write, uint32_t lba, uint16_t n, uint8_t *buf, bool tagged)
+{
+    uint8_t cdb[10];
+    cdb_rw10(cdb, write, lba, n);
+    qccb_io(c, t, 0, cdb, 10, write ? PCAM_DIR_OUT : PCAM_DIR_IN, buf, n * 512u);
+    if (tagged) {
+        c->ccb.flags |= PCAM_CCB_TAGGED;
+        c->ccb.u.io.tag_action = PCAM_TAG_SIMPLE;
+    }
+}
+
+void qbus_read_check(qbus *b, uint8_t t, uint32_t lba, uint32_t salt)
+{
+    uint8_t buf[512], want[512];
+    qccb c;
+    memset(buf, 0, sizeof buf);
+    qbus_io10(&c, t, false, lba, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    qrig_sector(want, lba, salt);
+    assert_memory_equal(buf, want, 512);
+}
+
+/* qbus_func() clears the flags, and the LUN reset is one. */
+uint32_t qbus_reset_dev(qbus *b, uint8_t t, bool lun_reset)
+{
+    qccb r;
+    memset(&r, 0, sizeof r);
+    r.ccb.func = PCAM_FN_RESET_DEV;
+    r.ccb.target = t;
+    r.ccb.flags = lun_reset ? PCAM_CCB_LUN_RESET : 0;
+    return qbus_sync(b, &r, 15000) & PCAM_STATUS_MASK;
+}
+
+/* ---- the command-level chips' shared scenarios (qemu_bus.h) ---- */
+
+#define SG_NSEG 20
+void qbus_check_sg_and_short_inquiry(qbus *b, const char *image)
+{
+    uint32_t seg[SG_NSEG], total = 0, off = 0;
+    uint8_t *mem = malloc(16384), *want = malloc(16384);
+    pcam_sg sg[SG_NSEG];
+    qccb c;
+    uint8_t cdb[16];
+    assert_non_null(mem);
+    assert_non_null(want);
+    for (unsigned i = 0; i < SG_NSEG; i++) {
+        seg[i] = i + 1 < SG_NSEG ? 100u + 37u * i : 0;
+        total += seg[i];
+    }
+    seg[SG_NSEG - 1] = 24u * 512u - total;
+    memset(mem, 0xee, 16384);
+    for (unsigned i = 0; i < SG_NSEG; i++) {
+        sg[i].addr = mem + off + 16u * i;
+        sg[i].len = seg[i];
+        off += seg[i];
+    }
+    qbus_rw(b, 0, false, false, 3000, 24, NULL, sg, SG_NSEG);
+    qbus_image_blocks(image, 3000, 24, want);
+    off = 0;
+    for (unsigned i = 0; i < SG_NSEG; i++) {
+        assert_memory_equal(sg[i].addr, want + off, seg[i]);
+        if (i + 1 < SG_NSEG)
+            assert_int_equal(mem[off + 16u * i + seg[i]], 0xee); /* nothing past a segment */
+        off += seg[i];
+    }
+    for (unsigned i = 0; i < SG_NSEG; i++)
+        qbus_fill(sg[i].addr, sg[i].len, 40 + i);
+    qbus_rw(b, 0, true, false, 3100, 24, NULL, sg, SG_NSEG);
+    qbus_image_blocks(image, 3100, 24, want);
+    off = 0;
+    for (unsigned i = 0; i < SG_NSEG; i++) {
+        assert_memory_equal(sg[i].addr, want + off, seg[i]);
+        off += seg[i];
+    }
+    memset(cdb, 0, 6);
+    cdb[0] = 0x12;
+    cdb[4] = 200;
+    memset(mem, 0, 256);
+    qccb_io(&c, 0, 0, cdb, 6, PCAM_DIR_IN, mem, 200);
+    qbus_sync(b, &c, 10000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    assert_int_equal(c.ccb.u.io.resid, 200u - (5u + mem[4]));
+    free(mem);
+    free(want);
+}
+
+void qbus_check_media_errors(qbus *b, uint32_t salt)
+{
+    uint8_t buf[4096];
+    qccb c;
+    qbus_scan_lun0(b, 0);
+    memset(buf, 0x3c, sizeof buf);
+    qbus_io10(&c, 0, true, 16, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_SCSI_STATUS_ERROR);
+    assert_true(c.ccb.status & PCAM_AUTOSNS_VALID);
+    assert_int_equal(c.ccb.u.io.scsi_status, 0x02);
+    assert_int_equal(c.sense[0] & 0x7f, 0x70);
+    assert_int_equal(c.sense[2] & 0x0f, 0x0b);
+    assert_int_equal(c.sense[12], 0x00); /* I/O PROCESS TERMINATED */
+    assert_int_equal(c.sense[13], 0x06);
+    memset(c.sense, 0, sizeof c.sense);
+    qbus_io10(&c, 0, false, 40, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_SCSI_STATUS_ERROR);
+    assert_true(c.ccb.status & PCAM_AUTOSNS_VALID);
+    assert_int_equal(c.sense[2] & 0x0f, 0x0b);
+    assert_int_equal(c.sense[13], 0x06);
+    qbus_io10(&c, 0, true, 17, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    memset(buf, 0, 512);
+    qbus_io10(&c, 0, false, 17, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_REQ_CMP);
+    assert_int_equal(buf[0], 0x3c);
+    assert_int_equal(buf[511], 0x3c);
+    qbus_read_check(b, 0, 41, salt);
+    static const uint8_t tur[6] = {0};
+    qccb_io(&c, 5, 0, tur, 6, PCAM_DIR_NONE, NULL, 0);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_SEL_TIMEOUT);
+}
+
+#define RESET_N 16
+static unsigned reset_done;
+static void reset_count(qccb *c)
+{
+    (void)c;
+    reset_done++;
+}
+
+void qbus_check_bus_reset_in_flight(qbus *b, uint32_t salt)
+{
+    qccb *c = calloc(RESET_N, sizeof *c);
+    uint8_t *buf = malloc(RESET_N * 4096), want[512];
+    qccb r;
+    assert_non_null(c);
+    assert_non_null(buf);
+    qbus_scan_lun0(b, 0);
+    reset_done = 0;
+    for (unsigned i = 0; i < RESET_N; i++) {
+        qbus_io10(&c[i], 0, false, 200 + 8 * i, 8, buf + 4096 * i, true);
+        c[i].on_done = reset_count;
+        qbus_submit(b, &c[i]);
+    }
+    memset(&r, 0, sizeof r);
+    assert_int_equal(qbus_func(b, &r, PCAM_FN_RESET_BUS, 0, 0, 15000) & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    assert_true(qbus_run_until(b, &reset_done, RESET_N, 30000));
+    unsigned lost = 0;
+    for (unsigned i = 0; i < RESET_N; i++) {
+        assert_int_equal(c[i].done_count, 1);
+        assert_int_equal(c[i].ccb.status & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+        if (c[i].ccb.u.io.resid == 4096) {
+            lost++; /* met the reset's UNIT ATTENTION with its sense gone (tests/sym's absorb_ua) */
+            continue;
+        }
+        assert_int_equal(c[i].ccb.u.io.resid, 0);
+        for (unsigned k = 0; k < 8; k++) {
+            qrig_sector(want, 200 + 8 * i + k, salt);
+            assert_memory_equal(buf + 4096 * i + 512 * k, want, 512);
+        }
+    }
+    assert_true(lost <= 1);
+    qbus_read_check(b, 0, 250, salt);
+    free(c);
+    free(buf);
+}
+
+void qbus_check_abort_held(qbus *b, uint32_t salt)
+{
+    uint8_t buf[512];
+    char out[256];
+    pcam_counters c0, c1;
+    qccb c, a;
+    qbus_scan_lun0(b, 0);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &c0), PCAM_OK);
+    /* Hold the next read in the block layer: the adapter keeps the task. */
+    assert_int_equal(pcam_qemu_hmp(b->q, "qemu-io d0 \"break read_aio A\"", out, sizeof out), 0);
+    qbus_io10(&c, 0, false, 400, 1, buf, true);
+    qbus_submit(b, &c);
+    for (int i = 0; i < 20; i++)
+        qbus_step(b, 10);
+    assert_int_equal(c.done_count, 0);
+    /* QEMU answers ABORT TASK once the block layer has let go of the
+     * request (scsi_req_cancel_async): the break point is resumed while the
+     * abort is outstanding, and the read ends as aborted. */
+    memset(&a, 0, sizeof a);
+    a.ccb.func = PCAM_FN_ABORT;
+    a.ccb.u.abort.victim = &c.ccb;
+    qbus_submit(b, &a);
+    for (int i = 0; i < 10; i++)
+        qbus_step(b, 10);
+    assert_int_equal(c.done_count, 0);
+    assert_int_equal(pcam_qemu_hmp(b->q, "qemu-io d0 \"resume A\"", out, sizeof out), 0);
+    assert_true(qbus_run_until(b, &a.done_count, 1, 15000));
+    assert_int_equal(a.ccb.status & PCAM_STATUS_MASK, PCAM_REQ_CMP);
+    assert_true(qbus_run_until(b, &c.done_count, 1, 15000));
+    qbus_expect(&c, PCAM_REQ_ABORTED);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &c1), PCAM_OK);
+    assert_int_equal(c1.aborts, c0.aborts + 1);
+    qbus_read_check(b, 0, 401, salt);
+    assert_int_equal(c.done_count, 1);
+}
+
+void qbus_check_hot_removal(qbus *b, const char *dev, uint8_t t, uint32_t salt0)
+{
+    char cmd[128], out[512];
+    uint8_t buf[512];
+    qccb c;
+    snprintf(cmd, sizeof cmd, "device_del %s", dev);
+    assert_int_equal(pcam_qemu_hmp(b->q, cmd, out, sizeof out), 0);
+    /* The disk is gone from QEMU's bus once its unplug ran. */
+    for (int i = 0; i < 20; i++)
+        qbus_step(b, 10);
+    qbus_io10(&c, t, false, 11, 1, buf, true);
+    qbus_sync(b, &c, 15000);
+    qbus_expect(&c, PCAM_SEL_TIMEOUT);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 60000) &
+                         PCAM_STATUS_MASK,
+                     PCAM_REQ_CMP);
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(b, &c, PCAM_FN_GET_DEV, t, 0, 1000) & PCAM_STATUS_MASK, PCAM_DEV_NOT_THERE);
+    qbus_read_check(b, 0, 12, salt0);
+}
+
+void qbus_check_scan_two_disks(qbus *b, uint8_t skip)
+{
+    qccb c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(qbus_func(b, &c, PCAM_FN_SCAN_BUS, PCAM_WILDCARD, PCAM_WILDCARD, 60000) &
+                         PCAM_STATUS_MASK,
+                     PCAM_REQ_CMP);
+    for (uint8_t t = 0; t < 16; t++) {
+        if (t == skip)
+            continue;
+        bool want = t == 0 || t == 2;
+        memset(&c, 0, sizeof c);
+        uint32_t s = qbus_func(b, &c, PCAM_FN_GET_DEV, t, 0, 1000) & PCAM_STATUS_MASK;
+        assert_int_equal(s, want ? PCAM_REQ_CMP : PCAM_DEV_NOT_THERE);
+        if (want) {
+            assert_int_equal(c.ccb.u.dev.type, 0);
+            assert_memory_equal(c.ccb.u.dev.inquiry + 8, "QEMU    ", 8);
+        }
+    }
+}
+
+uint32_t qbus_check_device_resets(qbus *b, uint32_t salt)
+{
+    pcam_counters c0, c1;
+    qbus_scan_lun0(b, 0);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &c0), PCAM_OK);
+    assert_int_equal(qbus_reset_dev(b, 0, false), PCAM_REQ_CMP);
+    qbus_read_check(b, 0, 300, salt);
+    assert_int_equal(qbus_reset_dev(b, 0, true), PCAM_REQ_CMP);
+    qbus_read_check(b, 0, 301, salt);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, 0, &c1), PCAM_OK);
+    assert_int_equal(c1.resets, c0.resets + 2);
+    uint32_t rs = qbus_reset_dev(b, 5, true);
+    printf("LUN reset at ID 5: 0x%x\n", rs);
+    return rs;
+}
+
+static unsigned depth_done;
+static void depth_count(qccb *c)
+{
+    (void)c;
+    depth_done++;
+}
+
+void qbus_check_tagged_depth(qbus *b, uint8_t t, const char *image, unsigned depth, unsigned rounds)
+{
+    static const uint8_t attr[3] = {PCAM_TAG_SIMPLE, PCAM_TAG_ORDERED, PCAM_TAG_HEAD_OF_QUEUE};
+    qccb *c = calloc(depth, sizeof *c);
+    uint8_t *buf = malloc((size_t)depth * 4096), *want = malloc(4096);
+    pcam_counters cnt, before;
+    assert_non_null(c);
+    assert_non_null(buf);
+    assert_non_null(want);
+    assert_int_equal(pcam_bus_get_counters(&b->bus, t, &before), PCAM_OK);
+    depth_done = 0;
+    for (unsigned r = 0; r < rounds; r++) {
+        for (unsigned i = 0; i < depth; i++) {
+            uint8_t cdb[10];
+            cdb_rw10(cdb, false, 1000 + (r * depth + i) * 8u, 8);
+            qccb_io(&c[i], t, 0, cdb, 10, PCAM_DIR_IN, buf + (size_t)i * 4096, 4096);
+            c[i].ccb.flags |= PCAM_CCB_TAGGED;
+            c[i].ccb.u.io.tag_action = attr[(i + r) % 3];
+            c[i].on_done = depth_count;
+            qbus_submit(b, &c[i]);
+        }
+        assert_true(qbus_run_until(b, &depth_done, (r + 1) * depth, 60000));
+        for (unsigned i = 0; i < depth; i++) {
+            qbus_expect(&c[i], PCAM_REQ_CMP);
+            qbus_image_blocks(image, 1000 + (r * depth + i) * 8u, 8, want);
+            assert_memory_equal(buf + (size_t)i * 4096, want, 4096);
+        }
+    }
+    assert_int_equal(pcam_bus_get_counters(&b->bus, t, &cnt), PCAM_OK);
+    assert_int_equal(cnt.errors - before.errors, 0);
+    free(c);
     free(buf);
     free(want);
 }

@@ -2,7 +2,8 @@
 /*
  * A pcam bus on QEMU's AM53C974 (or, built with QBUS_SYM, its LSI53C895A
  * with hal/sym: tests/sym; with QBUS_MPT its SAS1068 with hal/mpt:
- * tests/mpt): the core plus the back-end over the qtest
+ * tests/mpt; with QBUS_VIRTIO its virtio-scsi-pci with hal/virtio:
+ * tests/virtio): the core plus the back-end over the qtest
  * platform, driven the way an interrupt-mode shim drives it (pcam_bus_intr()
  * while the intercepted line is high, pcam_bus_tick() at the core's
  * deadlines, otherwise wait on the socket for the next IRQ line): a cmocka
@@ -21,12 +22,14 @@
 #include "pcam_qemu_sym.h"
 #elif defined(QBUS_MPT)
 #include "pcam_qemu_mpt.h"
+#elif defined(QBUS_VIRTIO)
+#include "pcam_qemu_virtio.h"
 #else
 #include "pcam_qemu_esp.h"
 #endif
 
 /* The bus is osshim/posix's pcam_qemu_chipbus (fields q, bus, sc, intrs...)
- * on the AM53C974, the LSI53C895A or the SAS1068; the first core invariant violation is kept by
+ * on the AM53C974, the LSI53C895A, the SAS1068 or virtio-scsi; the first core invariant violation is kept by
  * qemu_bus.c. QBUS_ENTRY is the chip's entry. */
 typedef pcam_qemu_chipbus qbus;
 typedef pcam_qemu_chipbus_opts qbus_opts;
@@ -36,6 +39,9 @@ typedef pcam_qemu_chipbus_opts qbus_opts;
 #elif defined(QBUS_MPT)
 #define QBUS_ENTRY pcam_qemu_chip_mptsas1068
 #define QBUS_CHIP "SAS1068"
+#elif defined(QBUS_VIRTIO)
+#define QBUS_ENTRY pcam_qemu_chip_virtio_scsi
+#define QBUS_CHIP "virtio-scsi"
 #else
 #define QBUS_ENTRY pcam_qemu_chip_am53c974
 #define QBUS_CHIP "AM53C974"
@@ -115,6 +121,54 @@ void qbus_check_read_write(qbus *b, const char *image, uint8_t t2, uint32_t salt
  * first lines. */
 void qbus_trace_depth(const char *path, const char *in_event, const char *out_event, int *entered,
                       int *most);
+
+/* The recovery tests' steps, one per chip's faults test: SCAN LUN of (t, 0)
+ * ending REQ_CMP; a READ/WRITE 10 of n blocks at lba on (t, 0), SIMPLE-tagged
+ * when `tagged`; one block read and compared with qrig_sector(lba, salt);
+ * a device reset CCB (LOGICAL UNIT RESET when lun_reset) run to its end,
+ * its status returned. */
+void qbus_scan_lun0(qbus *b, uint8_t t);
+void qbus_io10(qccb *c, uint8_t t, bool write, uint32_t lba, uint16_t n, uint8_t *buf, bool tagged);
+void qbus_read_check(qbus *b, uint8_t t, uint32_t lba, uint32_t salt);
+uint32_t qbus_reset_dev(qbus *b, uint8_t t, bool lun_reset);
+
+/* The scenarios every command-level chip's QEMU tests run (tests/mpt,
+ * tests/virtio), on a running bus; the caller checks its back-end's own
+ * counters after each.
+ * - sg_and_short_inquiry: on target 0 (image `image`), a 20-segment READ
+ *   and WRITE (10) of 24 blocks compared with the image, nothing written
+ *   past a segment; an INQUIRY for 200 bytes ends with the residual the
+ *   data's additional length implies.
+ * - media_errors: target 0 behind blkdebug failing writes of sector 16 and
+ *   reads of sector 40 with EIO: CHECK CONDITION with autosense ABORTED
+ *   COMMAND / I/O PROCESS TERMINATED; the neighbours are fine; a TEST
+ *   UNIT READY at the empty ID 5 is a selection timeout.
+ * - bus_reset_in_flight: 16 tagged reads on target 0, a bus reset: every
+ *   CCB completes once, GOOD, with the image's data (one may meet the
+ *   reset's UNIT ATTENTION with its sense gone: resid 4096), then a read.
+ * - abort_held (a bus with a monitor): a read held at a blkdebug break
+ *   point, its ABORT TASK answered once the break point is resumed; the
+ *   read ends aborted, once, and the next read is right.
+ * - hot_removal (a bus with a monitor, scanned): device_del of `dev` (the
+ *   disk at target t): a read there is a selection timeout, the next scan
+ *   drops it, and target 0 still reads right. */
+void qbus_check_sg_and_short_inquiry(qbus *b, const char *image);
+void qbus_check_media_errors(qbus *b, uint32_t salt);
+void qbus_check_bus_reset_in_flight(qbus *b, uint32_t salt);
+void qbus_check_abort_held(qbus *b, uint32_t salt);
+void qbus_check_hot_removal(qbus *b, const char *dev, uint8_t t, uint32_t salt0);
+/* - scan_two_disks: SCAN BUS, then every ID 0..15 but `skip` (the
+ *   initiator's) has a QEMU disk at 0 and 2 and nothing elsewhere.
+ * - device_resets: on scanned target 0, a target reset and a LUN reset
+ *   each followed by a right read, counted by the core; returns the status
+ *   of a LUN reset at the empty ID 5.
+ * - tagged_depth: `rounds` x `depth` 4 KiB tagged reads (simple, ordered,
+ *   head of queue in turn) on scanned target t, whose image is `image`,
+ *   all submitted before any is waited for; each completes once with the
+ *   image's bytes and the core counts no error. */
+void qbus_check_scan_two_disks(qbus *b, uint8_t skip);
+uint32_t qbus_check_device_resets(qbus *b, uint32_t salt);
+void qbus_check_tagged_depth(qbus *b, uint8_t t, const char *image, unsigned depth, unsigned rounds);
 
 /* CDB builders (SBC-3 layouts, big-endian fields). */
 void cdb_rw6(uint8_t *c, bool write, uint32_t lba, uint8_t blocks);

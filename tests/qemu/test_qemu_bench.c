@@ -193,6 +193,11 @@ int main(void)
     check_chip("lsi53c895a", sym_depths, 3, image);
     chips++;
 #endif
+#ifdef HAVE_VIRTIO
+    static const uint32_t virtio_depths[] = {1, 4, 16};
+    check_chip("virtio-scsi", virtio_depths, 3, image);
+    chips++;
+#endif
     CHECK(chips > 0, "no QEMU chip in this build");
     if (failures != 0) {
         fprintf(stderr, "%d check(s) failed\n", failures);

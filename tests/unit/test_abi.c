@@ -19,6 +19,7 @@
 #include "pcam/pcam_esp.h"
 #include "pcam/pcam_sym.h"
 #include "pcam/pcam_mpt.h"
+#include "pcam/pcam_virtio.h"
 
 static pcam_bus bus;
 static pcam_lun luns[PCAM_BUS_LUNS(PCAM_MAX_TARGETS, 1)];
@@ -97,31 +98,38 @@ static void backends_check_their_storage(void **state)
     static pcam_esp esp;
     static pcam_sym sym;
     static pcam_mpt mpt;
+    static pcam_virtio vio;
     pcam_esp_config ec;
     pcam_sym_config sc;
     pcam_mpt_config mc;
+    pcam_virtio_config vc;
     pcam_platform plat;
     pcam_hal hal;
     (void)state;
     memset(&ec, 0, sizeof ec);
     memset(&sc, 0, sizeof sc);
     memset(&mc, 0, sizeof mc);
+    memset(&vc, 0, sizeof vc);
     memset(&plat, 0, sizeof plat);
     memset(&hal, 0x5A, sizeof hal);
     memset(&esp, 0x5A, sizeof esp);
     memset(&sym, 0x5A, sizeof sym);
     memset(&mpt, 0x5A, sizeof mpt);
+    memset(&vio, 0x5A, sizeof vio);
     assert_int_equal(pcam_esp_attach_abi(sizeof esp - 8, &esp, &ec, &plat, &hal), PCAM_ERR_ABI);
     assert_int_equal(pcam_sym_attach_abi(sizeof sym + 8, &sym, &sc, &plat, &hal), PCAM_ERR_ABI);
     assert_true(all(&esp, sizeof esp, 0x5A));
     assert_int_equal(pcam_mpt_attach_abi(sizeof mpt - 8, &mpt, &mc, &plat, &hal), PCAM_ERR_ABI);
     assert_true(all(&sym, sizeof sym, 0x5A));
     assert_true(all(&mpt, sizeof mpt, 0x5A));
+    assert_int_equal(pcam_virtio_attach_abi(sizeof vio + 8, &vio, &vc, &plat, &hal), PCAM_ERR_ABI);
+    assert_true(all(&vio, sizeof vio, 0x5A));
     assert_true(all(&hal, sizeof hal, 0x5A));
     /* The right size gets past the check to the ordinary ones (no services). */
     assert_int_equal(pcam_esp_attach(&esp, &ec, &plat, &hal), PCAM_ERR_NULL);
     assert_int_equal(pcam_sym_attach(&sym, &sc, &plat, &hal), PCAM_ERR_NULL);
     assert_int_equal(pcam_mpt_attach(&mpt, &mc, &plat, &hal), PCAM_ERR_NULL);
+    assert_int_equal(pcam_virtio_attach(&vio, &vc, &plat, &hal), PCAM_ERR_NULL);
 }
 
 int main(void)
