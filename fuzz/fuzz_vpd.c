@@ -92,7 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g_size = size - 1;
     char arg0[] = "vpd";
     char *argv[] = {arg0, NULL};
-    (void)cmd_vpd(&c, 1, argv);
+    /* As pcamctl's main does after each command: the JSON documents go
+     * out and the buffer empties (without it, it grew across inputs until
+     * libFuzzer's 2 GiB malloc limit: the marathon's first oom). */
+    int rc = cmd_vpd(&c, 1, argv);
+    ctl_json_finish(&c, rc, 0);
     fflush(stdout);
     return 0;
 }

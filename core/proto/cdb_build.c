@@ -83,9 +83,9 @@ static int choose(unsigned allowed, unsigned size, uint64_t lba, uint32_t blocks
             return 10;
         if ((allowed & SZ12) && lba <= LBA32_MAX)
             return 12;
-        if (allowed & SZ16)
-            return 16;
-        return PCAM_ERR_RANGE;
+        /* Every caller allows the 16-byte form, which says any LBA and
+         * count: the last choice never fails. */
+        return 16;
     }
     if ((allowed & size_bit(size)) == 0)
         return PCAM_ERR_RANGE;

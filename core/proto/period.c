@@ -35,11 +35,10 @@ uint8_t pcam_period_ps_to_factor(uint32_t ps)
         if (ps <= special_ps[i])
             return (uint8_t)(FIRST_SPECIAL + i);
     }
-    /* Round up so the period is never shorter than asked; 0x0D is the first
-     * linear factor, and 52 ns is the first period after 50 ns. */
+    /* Round up so the period is never shorter than asked. Past the last
+     * special period (50 ns) that is at least 0x0D (52 ns), the first
+     * linear factor, so no clamp from below is needed. */
     f = ps / 4000u + (ps % 4000u != 0 ? 1u : 0u);
-    if (f < FIRST_LINEAR)
-        f = FIRST_LINEAR;
     return f > 0xFFu ? 0xFFu : (uint8_t)f;
 }
 

@@ -285,9 +285,8 @@ static void decode_descriptor(const uint8_t *d, size_t dlen, pcam_sense *out)
             out->progress = pcam_get_be16(d + 6);
         }
         break;
-    default:
-        break;
     }
+    /* No default: the caller hands in only the types above. */
 }
 
 static pcam_err decode_descriptor_format(const uint8_t *b, size_t end, pcam_sense *out)

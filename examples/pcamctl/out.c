@@ -152,6 +152,10 @@ void j_raw_doc(const char *doc)
 
 void ctl_json_finish(ctl *c, int rc, unsigned docs_before)
 {
+    /* A command that stopped inside an object leaves no nesting behind
+     * for the next one (a script's next command, fuzz_vpd's next input). */
+    j_level = 0;
+    j_first[0] = true;
     if (!c->json) {
         jb_len = 0;
         return;

@@ -377,6 +377,12 @@ int simspec_parse(const char *text, simspec *s, char *err, size_t cap)
     }
     if (!any)
         return fail(err, cap, "empty topology");
+    /* Checked once the whole topology is read: "bus:id=9:narrow" and
+     * "bus:narrow:id=9" are the same bus (fuzz_simspec found the first
+     * accepted, and the bus model then refusing it with no reason given). */
+    if (s->initiator >= s->width)
+        return fail(err, cap, "the initiator's ID %u does not fit on a narrow bus (IDs 0..7)",
+                    (unsigned)s->initiator);
     for (unsigned id = 0; id < PCAM_SIM_MAX_IDS; id++) {
         if (s->t[id].kind == SPEC_NONE)
             continue;

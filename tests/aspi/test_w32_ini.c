@@ -267,6 +267,7 @@ static void test_absurd(void **state)
     refused("[topology]\nbus = slow\n", "line 2: bus option 'slow'", NULL);
     refused("[topology]\n7 = disk\n", "[topology]: target 7 is the initiator's ID", NULL);
     refused("[topology]\n9 = disk\nbus = narrow\n", "[topology]: target 9 does not fit on a narrow bus", NULL);
+    refused("[topology]\nbus = id=9:narrow\n0 = disk\n", "line 2: the initiator's ID 9 does not fit on a narrow bus", NULL);
     /* A bus without devices is pcamctl's grammar too: an empty bus. */
     assert_int_equal(load_str("[topology]\nbus = wide\n"), 0);
     assert_true(g_cfg.has_topology);

@@ -323,6 +323,10 @@ errors)
     has err "target 7 is the initiator's ID"
     run 1 "$P" --sim "bus:narrow,9:disk" devlist
     has err "does not fit on a narrow bus"
+    run 1 "$P" --sim "bus:id=9:narrow,0:disk" devlist
+    has err "the initiator's ID 9 does not fit on a narrow bus (IDs 0..7)"
+    run 1 "$P" --sim "bus:narrow:id=9,0:disk" devlist
+    has err "the initiator's ID 9 does not fit on a narrow bus (IDs 0..7)"
     run 1 "$P" --sim "0:disk:1M:merr=5000" devlist
     has err "beyond the last block (2047)"
     run 1 "$P" --sim "0:disk,0:cd" devlist
