@@ -570,7 +570,7 @@ bool pcam_lun_tagged(const pcam_bus *bus, uint8_t target, uint8_t lun)
     size_t i = (size_t)target * bus->cfg.luns_per_target + lun;
     if (i >= bus->nluns)
         return false;
-    /* The same two facts the queue asks before it sends a tag message
+    /* The same facts the queue asks before it sends a tag message
      * (pcam_q_wants_tag()): CmdQue in INQUIRY, no MESSAGE REJECT of a tag, and
      * the user's limits allow tags. */
     const pcam_lun *l = &bus->luns[i];
