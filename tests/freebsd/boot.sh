@@ -19,6 +19,13 @@
 # (B 512 byte sectors)` for that disk's size, the cd, no panic, linker
 # refusal or CAM error, and every PCAMTEST result for every data disk; and
 # checks each data image after QEMU has exited (guest/imgcheck.c).
+# The sym chip's I/O boot with pcam.ko also has a SAS1068 (-device
+# mptsas1068, hal/mpt in the same pcam.ko, pcam1) with a 20 MiB pattern
+# disk at target 6 (an ID no disk of the LSI bus has, so QEMU's trace,
+# which names no bus, keeps them apart), wired to da7 by hints so that the
+# LSI bus's disks keep their numbers: init.c tests it like every other
+# disk, and the host asserts its attach, its results, its image and that
+# CAM logged nothing on pcam1.
 # After its I/O the guest resets the bus (XPT_RESET_BUS through
 # /dev/xpt0) and reads the disk again, then sends bad input through that
 # disk's pass(4) device; the host asserts the statuses it printed and, in
@@ -104,6 +111,9 @@ soak_s=${PCAM_FBSD_SOAK_S:-30}
 # during reads, and a 32 MiB disk comes at target 5.
 hotplug=0
 [ "$mode" = io ] && [ "$driver" = pcam ] && hotplug=1
+mpt=0
+[ $hotplug = 1 ] && [ "$chip" = sym ] && mpt=1
+mptdesc="LSI SAS1068 SCSI (pcam)" mpt_t=6 mpt_mb=20
 # hba: the SIM's name on the console.
 case $driver in
   pcam) hba=pcam0 ;;
@@ -124,9 +134,14 @@ sh "$src/osshim/freebsd/kmod_build.sh" "$fbsd/kmod-sdk" "$work/ko" pcamabort "$s
 # disk the loader preloads (md_image; md(4) attaches preloaded images
 # without MD_ROOT, and vfs.root.mountfrom names it), so that pcam.ko can be
 # unloaded and loaded again under it (guest/reload.c).
-rootdev=da0 mdroot="" abortmod=""
+rootdev=da0 mdroot="" abortmod="" mpthints=""
 [ $hotplug = 1 ] && abortmod='pcamabort_load="YES"
 '
+[ $mpt = 1 ] && mpthints="hint.scbus.1.at=\"pcam1\"
+hint.da.7.at=\"scbus1\"
+hint.da.7.target=\"$mpt_t\"
+hint.da.7.unit=\"0\"
+"
 
 if [ "$mode" = dump ]; then
   rootdev=md0
@@ -157,7 +172,7 @@ hint.da.0.at="scbus0"
 hint.da.0.target="0"
 hint.da.0.unit="0"
 vfs.root.mountfrom="msdosfs:/dev/$rootdev"
-${mdroot}${abortmod}pcamtest.mode="$mode"
+${mdroot}${abortmod}${mpthints}pcamtest.mode="$mode"
 pcamtest.soak_s="$soak_s"
 pcamtest.hotplug="$hotplug"
 kern.cam.da.default_timeout="10"
@@ -220,6 +235,12 @@ if [ "$mode" = bench ]; then
   scsi="$scsi -blockdev driver=null-co,node-name=nul1,size=1073741824,read-zeroes=on,latency-ns=${PCAM_BENCH_LATENCY_NS:-1000000}"
   scsi="$scsi -device scsi-hd,drive=nul1,id=hd1,bus=scsi0.0,scsi-id=1,lun=0"
 fi
+mptdev=""
+if [ $mpt = 1 ]; then
+  "$imgcheck" make "$work/mpt.img" $((mpt_mb * 2048))
+  mptdev="-device mptsas1068,id=scsi1 -drive if=none,id=dm,format=raw,file=$work/mpt.img
+    -device scsi-hd,drive=dm,id=hdm,bus=scsi1.0,scsi-id=$mpt_t,lun=0"
+fi
 truncate -s 2M "$work/cd.iso"
 cp "$vars" "$work/vars.fd"
 : >"$work/console.log"
@@ -247,7 +268,7 @@ catpid=$!
   -device virtio-blk-pci,drive=boot,bootindex=0 \
   -device "$dev",id=scsi0 $scsi \
   -drive if=none,id=cd,format=raw,media=cdrom,readonly=on,file="$work/cd.iso" \
-  -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 \
+  -device scsi-cd,drive=cd,bus=scsi0.0,scsi-id=4,lun=0 $mptdev \
   -trace scsi_req_parsed -trace scsi_req_build_sense -trace scsi_device_set_ua -trace lsi_do_msgout_busdevicereset -trace lsi_do_msgout_abort -trace scsi_req_cancel -D "$work/trace.log" \
   -serial file:"$work/console.log" ${PCAM_FBSD_QEMU_EXTRA:-} >"$work/qemu.out" 2>&1 &
 qpid=$!
@@ -482,6 +503,34 @@ for d in $disks; do
     done
   fi
 done
+# The SAS1068 (hal/mpt): pcam1 attached, its disk is da7 at target 6 of
+# its own bus (scbus1) with its size and tagged queuing, every read of the
+# host pattern and the guest's write and read-back ok, the fault block read
+# and written back (no fault is injected there), the image holds what the
+# guest wrote, and neither pcam1 nor CAM logged anything for that bus (no
+# timeout, retry or recovery).
+if [ $mpt = 1 ]; then
+  grep -aqF "pcam1: <$mptdesc>" "$work/console.txt" || no "no 'pcam1: <$mptdesc>' attach line"
+  grep -aqE "^pcam1: .* (port|irq|mem) " "$pre" || no "pcam1 got no resources from the PCI bus"
+  mline="da7 at pcam1 bus 0 scbus1 target $mpt_t lun 0"
+  grep -aqxF "$mline" "$pre" || no "no '$mline'"
+  grep -aqxF "da7: ${mpt_mb}MB ($((mpt_mb * 2048)) 512 byte sectors)" "$pre" ||
+    no "expected 'da7: ${mpt_mb}MB ($((mpt_mb * 2048)) 512 byte sectors)', got: $(grep -a '^da7: [0-9]*MB' "$pre" | head -n 1)"
+  grep -aqxF "da7: Command Queueing enabled" "$pre" || no "no tagged queuing on da7 (SAS1068)"
+  grep -aqxF "PCAMTEST da7 size $((mpt_mb * 1048576))" "$pre" || no "no 'PCAMTEST da7 size $((mpt_mb * 1048576))'"
+  for what in read-block0 read-block1 read-last read-4k read-192k write-64k readback-64k; do
+    grep -aqxF "PCAMTEST da7 $what ok" "$pre" || no "no 'PCAMTEST da7 $what ok' (SAS1068): $(grep -a "^PCAMTEST da7 $what" "$pre")"
+  done
+  for op in fault-read fault-write; do
+    grep -aqxF "PCAMTEST da7 $op 4096" "$pre" || no "expected 'PCAMTEST da7 $op 4096' (SAS1068), got: $(grep -a "^PCAMTEST da7 $op " "$pre")"
+  done
+  "$imgcheck" check "$work/mpt.img" $((mpt_mb * 2048)) || no "mpt.img (SAS1068 target $mpt_t) is not what the guest wrote"
+  grep -a '^pcam1: ' "$work/console.txt" | grep -avF "pcam1: <$mptdesc>" | sed 's/^/unexpected: /' | grep . &&
+    no "pcam1 logged more than its attach line"
+  grep -aiE "^\((da|pass|probe)[0-9]+:pcam1:[0-9]+:[0-9]+:[0-9]+\): .*(error|retry|retrying|timeout|status|reset|abort)" "$work/console.txt" &&
+    no "CAM reported errors or recovery on pcam1"
+  [ $fail -eq 0 ] && echo "ok: SAS1068 (pcam1): $mline, ${mpt_mb} MB, pattern read, guest's write read back and in the host image"
+fi
 # The bus reset from the guest (XPT_RESET_BUS through /dev/xpt0, init.c):
 # refused (EINVAL) with the LUN wildcard written as 64-bit all ones, done
 # (CAM_REQ_CMP) with CAM_LUN_WILDCARD; then the disk read and checked
@@ -718,5 +767,7 @@ if [ -n "$ns4" ] && [ -n "$ns8" ] && [ -n "$nsr" ] && [ "$ns4" -gt 0 ] && [ "$ns
 else
   no "no disklate times on the console"
 fi
-[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $attached disks and a CD, root through $driver, I/O checked, $secs s"
+extra=""
+[ $mpt = 1 ] && extra=" and a SAS1068 disk (da7 on pcam1)"
+[ $fail -eq 0 ] && echo "PASS: FreeBSD 13.2 + $driver.ko on $dev: $attached disks and a CD$extra, root through $driver, I/O checked, $secs s"
 exit $fail
