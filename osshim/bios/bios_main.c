@@ -28,7 +28,7 @@ extern char rom16_end[], shared[], stack_top[];
 
 /* ---- the board: what fw_lib.c and fw_platform.c ask of one ---- */
 
-const fw_board_info board_info = {"x86-bios", {0, 0, 0}, {0, 0, 0}, 1, 0, "none"};
+const fw_board_info board_info = {"x86-bios", {0, 0, 0}, {0, 0, 0}, 1, 0, "none", 1};
 static uint64_t tsc_per_10ms = 1;
 
 void board_putc(char c)
